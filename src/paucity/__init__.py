@@ -1,0 +1,24 @@
+"""paucity: learning when data is scarce, noisy or costly to collect.
+
+Subpackages
+-----------
+info
+    Discretization and information measures on sparse data.
+markers
+    Information-theoretic marker (feature) selection.
+datasets
+    Bundled data loaders and the synthetic generators of the seeds.
+io
+    Readers for h5ad, csv/tsv, 10x mtx folders and parquet; atomic writers.
+"""
+
+from importlib import import_module
+
+__version__ = "0.1.0"
+__all__ = ["info", "markers", "datasets", "io", "__version__"]
+
+
+def __getattr__(name: str):
+    if name in __all__[:-1]:
+        return import_module(f"paucity.{name}")
+    raise AttributeError(f"module 'paucity' has no attribute {name!r}")

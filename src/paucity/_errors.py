@@ -1,0 +1,51 @@
+"""The error and warning classes of paucity, in one place.
+
+Every error that bad input can raise is a subclass of :class:`PaucityError`
+and of the built-in class a Python user expects (``ValueError`` or
+``TypeError``), so ``except ValueError`` keeps working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "PaucityError",
+    "InputError",
+    "InputTypeError",
+    "ShapeMismatchError",
+    "NotFittedError",
+    "ParameterError",
+    "ReaderError",
+    "PaucityWarning",
+]
+
+
+class PaucityError(Exception):
+    """Base class of every error raised by paucity on purpose."""
+
+
+class InputError(PaucityError, ValueError):
+    """The data has a value that cannot be used (NaN, negative counts, one class...)."""
+
+
+class InputTypeError(PaucityError, TypeError):
+    """The data is of a type paucity cannot read (a string matrix, an object array...)."""
+
+
+class ShapeMismatchError(InputError):
+    """Two inputs that must agree in length or shape do not."""
+
+
+class ParameterError(PaucityError, ValueError):
+    """A parameter is out of range or names something that does not exist."""
+
+
+class ReaderError(PaucityError, ValueError):
+    """A file could not be read as the format it claims to be."""
+
+
+class NotFittedError(PaucityError, ValueError, AttributeError):
+    """An estimator was used before ``fit``."""
+
+
+class PaucityWarning(UserWarning):
+    """A recoverable oddity in the input, reported and worked around."""

@@ -1,0 +1,228 @@
+"""Input checks shared by more than one module.
+
+Each check raises an error from :mod:`paucity._errors` whose message says what
+was wrong, what was expected and how to fix it. Checks never copy sparse data
+unless the format has to change, and never densify it.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from ._errors import InputError, InputTypeError, ParameterError, PaucityWarning, ShapeMismatchError
+
+__all__ = [
+    "check_matrix",
+    "check_discrete_matrix",
+    "check_labels",
+    "check_positive_int",
+    "check_choice",
+    "check_random_state",
+    "is_dask_array",
+]
+
+
+def is_dask_array(X) -> bool:
+    """True when X is a dask array, without importing dask."""
+    return type(X).__module__.startswith("dask.")
+
+
+def _values_of(X):
+    return X.data if sp.issparse(X) else X
+
+
+def check_matrix(X, *, name: str = "X", nonnegative: bool = True, sparse_format: str | None = "csc", dtype=None):
+    """Validate a 2-D numeric matrix, dense or scipy sparse.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix
+        The data, samples in rows.
+    name : str
+        Name used in messages.
+    nonnegative : bool
+        Reject negative values (counts and expression are non-negative).
+    sparse_format : {"csc", "csr", None}
+        Format a sparse input is converted to (None keeps it).
+    dtype : numpy dtype, optional
+        Dtype to convert to; by default floating inputs keep their dtype and
+        integer inputs keep theirs.
+
+    Returns
+    -------
+    numpy.ndarray or scipy.sparse matrix
+        A C-contiguous dense array or a sparse matrix in ``sparse_format`` with
+        sorted indices.
+    """
+    if isinstance(X, pd.DataFrame):
+        X = X.to_numpy()
+    if sp.issparse(X):
+        if X.ndim != 2:
+            raise InputError(f"{name} must be 2-dimensional, got {X.ndim} dimensions.")
+        if sparse_format is not None and X.format != sparse_format:
+            X = X.asformat(sparse_format)
+        if not X.has_sorted_indices:
+            X = X.sorted_indices()
+        if X.has_canonical_format is False:
+            X.sum_duplicates()
+    else:
+        try:
+            X = np.asarray(X)
+        except Exception as exc:  # ragged lists and the like
+            raise InputTypeError(f"{name} could not be read as a numeric matrix: {exc}") from None
+        if X.dtype == object or X.dtype.kind in "USVM":
+            raise InputTypeError(
+                f"{name} must hold numbers, got dtype {X.dtype}. Convert text columns to numbers or drop them."
+            )
+        if X.dtype.kind == "b":
+            X = X.astype(np.uint8)
+        if X.ndim != 2:
+            raise InputError(
+                f"{name} must be a 2-dimensional matrix (samples x features), got {X.ndim} dimension(s). "
+                "Reshape a single feature with X.reshape(-1, 1)."
+            )
+        if dtype is None and X.dtype.kind == "f":
+            X = np.ascontiguousarray(X)
+    if dtype is not None:
+        X = X.astype(dtype, copy=False)
+    if sp.issparse(X) and X.dtype.kind not in "biuf":
+        raise InputTypeError(f"{name} must hold numbers, got dtype {X.dtype}.")
+    n_samples, n_features = X.shape
+    if n_samples == 0 or n_features == 0:
+        raise InputError(f"{name} is empty: it has shape {X.shape}. At least one sample and one feature are needed.")
+    values = _values_of(X)
+    if values.dtype.kind == "f":
+        bad = ~np.isfinite(values)
+        if bad.any():
+            where = _locate(X, np.flatnonzero(bad.ravel())[0])
+            raise InputError(
+                f"{name} has {int(bad.sum())} NaN or infinite value(s) (first at row {where[0]}, column {where[1]}). "
+                "Impute or drop them before selection."
+            )
+    if nonnegative and values.size and values.min() < 0:
+        idx = int(np.argmin(values.ravel()))
+        where = _locate(X, idx)
+        raise InputError(
+            f"{name} has negative values (smallest {values.ravel()[idx]!r} at row {where[0]}, column {where[1]}), "
+            "but counts or expression were expected. Pass raw counts or log-normalized expression."
+        )
+    return X
+
+
+def _locate(X, flat_index: int) -> tuple[int, int]:
+    """Row and column of the flat_index-th stored value."""
+    if sp.issparse(X):
+        if X.format == "csc":
+            col = int(np.searchsorted(X.indptr, flat_index, side="right") - 1)
+            return int(X.indices[flat_index]), col
+        if X.format == "csr":
+            row = int(np.searchsorted(X.indptr, flat_index, side="right") - 1)
+            return row, int(X.indices[flat_index])
+        coo = X.tocoo()
+        return int(coo.row[flat_index]), int(coo.col[flat_index])
+    return tuple(int(i) for i in np.unravel_index(flat_index, X.shape))
+
+
+def check_discrete_matrix(X, *, name: str = "X"):
+    """Validate a pre-discretized matrix of small non-negative integers (< 256).
+
+    Returns a CSC ``uint8`` matrix for sparse input and a C-contiguous ``uint8``
+    array for dense input.
+    """
+    X = check_matrix(X, name=name, nonnegative=True, sparse_format="csc")
+    values = _values_of(X)
+    if values.size:
+        if values.dtype.kind == "f" and not np.all(np.mod(values, 1) == 0):
+            raise InputError(
+                f"{name} was given as pre-discretized (n_bins=None) but holds non-integer values. "
+                "Pass n_bins=5 to discretize it, or round it first."
+            )
+        if values.max() >= 256:
+            raise InputError(
+                f"{name} was given as pre-discretized (n_bins=None) but its largest value is {values.max()}; "
+                "bins must be integers in 0..255. Pass n_bins=5 to discretize it instead."
+            )
+    if sp.issparse(X):
+        X = sp.csc_matrix((values.astype(np.uint8), X.indices, X.indptr), shape=X.shape)
+        X.eliminate_zeros()
+        return X
+    return np.ascontiguousarray(X, dtype=np.uint8)
+
+
+def check_labels(y, n_samples: int, *, name: str = "y", min_classes: int = 2, sample_name: str = "X"):
+    """Encode labels as integer codes 0..c-1.
+
+    Missing labels (NaN, None, pandas NA) mark samples to leave out; they are
+    reported with a warning. Returns ``(codes, classes, keep)`` where ``keep``
+    is a boolean mask of the samples with a label, or None when all have one.
+    """
+    if isinstance(y, (pd.Series, pd.Index, pd.Categorical)):
+        series = pd.Series(y).reset_index(drop=True)
+    else:
+        arr = np.asarray(y)
+        if arr.ndim == 2 and 1 in arr.shape:
+            arr = arr.ravel()
+        if arr.ndim != 1:
+            raise InputError(f"{name} must be 1-dimensional (one label per sample), got shape {arr.shape}.")
+        series = pd.Series(arr)
+    if len(series) != n_samples:
+        raise ShapeMismatchError(
+            f"{name} has {len(series)} entries but {sample_name} has {n_samples} rows; give one label per row."
+        )
+    missing = series.isna().to_numpy()
+    if missing.all():
+        raise InputError(f"every entry of {name} is missing; labels are needed for supervised selection.")
+    codes, classes = pd.factorize(series, sort=True, use_na_sentinel=True)
+    codes = codes.astype(np.int64)
+    if len(classes) < min_classes:
+        raise InputError(
+            f"{name} has a single class ({classes[0]!r}); at least {min_classes} classes are needed. "
+            "Check the label column, or use an unsupervised method such as 'entropy'."
+        )
+    keep = None
+    if missing.any():
+        warnings.warn(
+            f"{int(missing.sum())} of {n_samples} samples have no label in {name} and are left out.",
+            PaucityWarning,
+            stacklevel=3,
+        )
+        keep = ~missing
+        codes = codes[keep]
+    return codes, np.asarray(classes), keep
+
+
+def check_positive_int(value, name: str, *, minimum: int = 1, maximum: int | None = None, maximum_name: str = ""):
+    """Check that value is an integer in [minimum, maximum]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ParameterError(f"{name} must be an integer, got {value!r}.")
+    value = int(value)
+    if value < minimum:
+        raise ParameterError(f"{name} must be at least {minimum}, got {value}.")
+    if maximum is not None and value > maximum:
+        raise ParameterError(f"{name}={value} is larger than {maximum_name or 'its maximum'} ({maximum}).")
+    return value
+
+
+def check_choice(value, choices, name: str):
+    """Check that value is one of choices (strings compared in lower case)."""
+    key = value.lower() if isinstance(value, str) else value
+    if key not in choices:
+        listed = ", ".join(repr(c) for c in choices)
+        raise ParameterError(f"unknown {name} {value!r}; expected one of {listed}.")
+    return key
+
+
+def check_random_state(random_state) -> np.random.Generator:
+    """A numpy Generator from an int, a Generator, a RandomState or None."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
+    if random_state is None or isinstance(random_state, numbers.Integral):
+        return np.random.default_rng(random_state)
+    raise ParameterError(f"random_state must be an int, a numpy Generator or None, got {random_state!r}.")
