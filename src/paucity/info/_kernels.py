@@ -1,0 +1,179 @@
+"""Numba kernels of paucity.info: no validation, no Python objects.
+
+Each kernel has a slow pure-NumPy twin in ``tests/info/reference.py`` that it is
+checked against.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+# Entropies are accumulated in fixed point: H = (n log2 n - sum_c c log2 c) / n
+# with every c log2 c (and n log2 n) rounded to a multiple of 2**-FIXED_SHIFT and
+# summed as integers, so that the result does not depend on the order of the
+# cells: two tables that are permutations of each other give the same bits,
+# ties between features stay exact ties, and a constant variable has entropy 0.
+FIXED_SHIFT = 30
+FIXED_SCALE = float(2**FIXED_SHIFT)
+
+
+def xlogx_table(n_samples: int) -> np.ndarray:
+    """Fixed-point c*log2(c) for c = 0..n_samples (int64)."""
+    c = np.arange(n_samples + 1, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = c * np.log2(c)
+    v[0] = 0.0
+    return np.rint(v * FIXED_SCALE).astype(np.int64)
+
+
+@numba.njit(cache=True, inline="always")
+def _virtual_value(stored, n_zeros, k):
+    """Value at position k of a sorted column made of n_zeros zeros then ``stored``."""
+    if k < n_zeros:
+        return 0.0
+    return stored[k - n_zeros]
+
+
+@numba.njit(cache=True)
+def column_edges(stored, n_zeros, n_bins, edges):
+    """Recursive-quantile bin edges of one column (seed 000, Algorithm 2).
+
+    The column is ``n_zeros`` zeros followed by ``stored`` (ascending,
+    non-negative when n_zeros > 0); the zeros are never materialized. At each
+    level the edge is numpy.quantile(remaining, 1/levels_left) by numpy's
+    default linear method (including its symmetric form for gamma >= 0.5),
+    in float64; the remaining values are those above the edge. The last
+    level's edge is the maximum. Stops early when no value remains. Writes
+    the edges into ``edges`` and returns how many there are.
+    """
+    n = n_zeros + stored.shape[0]
+    lo = 0
+    n_edges = 0
+    for level in range(n_bins):
+        count = n - lo
+        if count <= 0:
+            break
+        remaining = n_bins - level
+        if remaining <= 1:
+            edge = _virtual_value(stored, n_zeros, n - 1)
+        else:
+            virtual = (count - 1) * (1.0 / remaining)
+            below = np.floor(virtual)
+            gamma = virtual - below
+            i = lo + int(below)
+            j = i + 1
+            if j > n - 1:
+                j = n - 1
+            a = _virtual_value(stored, n_zeros, i)
+            b = _virtual_value(stored, n_zeros, j)
+            diff = b - a
+            if gamma >= 0.5:
+                edge = b - diff * (1.0 - gamma)
+            else:
+                edge = a + diff * gamma
+        edges[n_edges] = edge
+        n_edges += 1
+        # lo <- first position whose value is > edge (zeros are <= any edge here)
+        left = lo - n_zeros if lo > n_zeros else 0
+        right = stored.shape[0]
+        while left < right:
+            mid = (left + right) // 2
+            if stored[mid] <= edge:
+                left = mid + 1
+            else:
+                right = mid
+        lo = n_zeros + left
+    return n_edges
+
+
+@numba.njit(cache=True, inline="always")
+def _bin_of(value, edges, n_edges):
+    for t in range(n_edges):
+        if value <= edges[t]:
+            return t
+    return n_edges - 1
+
+
+@numba.njit(parallel=True, cache=True)
+def discretize_csc(n_rows, indptr, data, n_bins, out_data):
+    """Bin every stored value of a non-negative CSC matrix, column by column.
+
+    Implicit zeros fall in bin 0 and are not materialized; ``out_data``
+    receives the bin of each stored value.
+    """
+    n_cols = indptr.shape[0] - 1
+    for j in numba.prange(n_cols):
+        start = indptr[j]
+        nnz = indptr[j + 1] - start
+        if nnz == 0:
+            continue
+        col = np.empty(nnz, np.float64)
+        for s in range(nnz):
+            col[s] = data[start + s]
+        stored = np.sort(col)
+        edges = np.empty(n_bins, np.float64)
+        n_edges = column_edges(stored, n_rows - nnz, n_bins, edges)
+        for s in range(nnz):
+            out_data[start + s] = _bin_of(col[s], edges, n_edges)
+
+
+@numba.njit(parallel=True, cache=True)
+def discretize_dense(X, n_bins, out):
+    """Bin every column of a dense matrix (seed 000, Algorithm 2)."""
+    n_rows, n_cols = X.shape
+    for j in numba.prange(n_cols):
+        col = np.empty(n_rows, np.float64)
+        for i in range(n_rows):
+            col[i] = X[i, j]
+        stored = np.sort(col)
+        edges = np.empty(n_bins, np.float64)
+        n_edges = column_edges(stored, 0, n_bins, edges)
+        for i in range(n_rows):
+            out[i, j] = _bin_of(col[i], edges, n_edges)
+
+
+@numba.njit(parallel=True, cache=True)
+def candidate_entropies(indptr, indices, data, columns, codes, base, n_bins, projection, projection_sizes, xlogx, out):
+    """Joint entropies of each candidate column with projections of fixed variables.
+
+    For candidate ``columns[t]`` (a column of the binned CSC matrix) and each
+    projection ``q``, writes H(x_j, f_q(P)) into ``out[t, q]``, where P is the
+    code of the fixed variables of each row (``codes``; ``base[p]`` rows have
+    code p) and ``f_q(p) = projection[q, p]`` with ``projection_sizes[q]``
+    values. Only the column's stored values are touched: they are counted by
+    (bin, code), and the bin-0 counts are what remains of each code's rows
+    (``base`` minus the stored ones; seed 000, Algorithms 3 and 4).
+    """
+    n_codes = base.shape[0]
+    n_projections = projection.shape[0]
+    max_size = 1
+    for q in range(n_projections):
+        if projection_sizes[q] > max_size:
+            max_size = projection_sizes[q]
+    n_samples = 0
+    for p in range(n_codes):
+        n_samples += base[p]
+    for t in numba.prange(columns.shape[0]):
+        j = columns[t]
+        table = np.zeros(n_bins * n_codes, np.int64)
+        for s in range(indptr[j], indptr[j + 1]):
+            table[data[s] * n_codes + codes[indices[s]]] += 1
+        # rows not stored in the column are in bin 0: the rest of each code's rows
+        for p in range(n_codes):
+            moved = 0
+            for b in range(1, n_bins):
+                moved += table[b * n_codes + p]
+            table[p] = base[p] - moved
+        marginal = np.empty(n_bins * max_size, np.int64)
+        for q in range(n_projections):
+            size = projection_sizes[q]
+            for c in range(n_bins * size):
+                marginal[c] = 0
+            for b in range(n_bins):
+                for p in range(n_codes):
+                    marginal[b * size + projection[q, p]] += table[b * n_codes + p]
+            acc = 0
+            for c in range(n_bins * size):
+                acc += xlogx[marginal[c]]
+            out[t, q] = ((xlogx[n_samples] - acc) / FIXED_SCALE) / n_samples

@@ -1,0 +1,97 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from paucity._errors import InputError, ParameterError
+from paucity.info import discretize
+
+from . import reference
+
+
+@st.composite
+def sparse_counts(draw):
+    n = draw(st.integers(1, 40))
+    m = draw(st.integers(1, 6))
+    density = draw(st.sampled_from([0.0, 0.05, 0.3, 0.8, 1.0]))
+    values = draw(
+        arrays(np.float64, (n, m), elements=st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 7.25, 10.0, 1e-3]))
+    )
+    mask = draw(arrays(np.bool_, (n, m), elements=st.booleans())) if density not in (0.0, 1.0) else None
+    if density == 0.0:
+        values[:] = 0.0
+    elif mask is not None:
+        values[~mask] = 0.0
+    return values
+
+
+@settings(max_examples=150, deadline=None)
+@given(sparse_counts(), st.integers(1, 7))
+def test_sparse_and_dense_match_reference(X, n_bins):
+    expected = reference.discretize(X, n_bins)
+    dense = discretize(X, n_bins=n_bins)
+    sparse = discretize(sp.csr_matrix(X), n_bins=n_bins)
+    assert dense.dtype == np.uint8 and sparse.dtype == np.uint8
+    assert sp.isspmatrix_csc(sparse)
+    np.testing.assert_array_equal(dense, expected)
+    np.testing.assert_array_equal(sparse.toarray(), expected)
+    assert (sparse.data > 0).all()  # bin 0 is never stored
+
+
+@settings(max_examples=60, deadline=None)
+@given(arrays(np.float64, (50, 3), elements=st.floats(0, 1e6, allow_subnormal=False)), st.integers(2, 9))
+def test_continuous_values_match_numpy_quantile(X, n_bins):
+    np.testing.assert_array_equal(discretize(X, n_bins), reference.discretize(X, n_bins))
+
+
+def test_float32_values_are_binned_against_float64_quantiles():
+    rng = np.random.default_rng(3)
+    X = rng.gamma(1.0, 2.0, size=(501, 4)).astype(np.float32)
+    X[X < 1.0] = 0
+    np.testing.assert_array_equal(discretize(sp.csc_matrix(X), 5).toarray(), reference.discretize(X, 5))
+
+
+def test_worked_example_sparse_column():
+    # 6 zeros and 1..4: edge 1 = 0 (a quantile among the zeros), then quartiles of 1..4
+    column = np.array([0, 0, 0, 0, 0, 0, 1, 2, 3, 4], dtype=float)[:, None]
+    # level 1: quantile(., 1/5) = 0; level 2: quantile([1,2,3,4], 1/4) = 1.75 -> {1};
+    # level 3: quantile([2,3,4], 1/3) = 2.666 -> {2}; level 4: quantile([3,4], 1/2) = 3.5 -> {3}; max 4 -> {4}
+    np.testing.assert_array_equal(discretize(sp.csc_matrix(column), 5).toarray().ravel(), [0] * 6 + [1, 2, 3, 4])
+
+
+def test_feature_exhausted_early_uses_fewer_bins():
+    column = np.array([0.0, 0.0, 5.0, 5.0])[:, None]
+    # edge 0 = 0; remaining {5, 5}; edge = quantile([5,5], 1/4) = 5 -> nothing left
+    np.testing.assert_array_equal(discretize(column, 5).ravel(), [0, 0, 1, 1])
+
+
+def test_all_zero_and_single_nonzero_columns():
+    X = np.zeros((10, 2))
+    X[7, 1] = 3.0
+    out = discretize(sp.csc_matrix(X), 5)
+    np.testing.assert_array_equal(out.toarray()[:, 0], 0)
+    np.testing.assert_array_equal(out.toarray()[:, 1], [0] * 7 + [1] + [0] * 2)
+
+
+@pytest.mark.parametrize(
+    "X, message",
+    [
+        (np.array([[1.0, -2.0]]), "negative"),
+        (np.array([[1.0, np.nan]]), "NaN"),
+        (np.array([[1.0, np.inf]]), "infinite"),
+        (np.array([1.0, 2.0]), "2-dimensional"),
+        (np.array([["a", "b"]]), "numbers"),
+        (np.zeros((0, 3)), "empty"),
+    ],
+)
+def test_bad_input(X, message):
+    with pytest.raises((InputError, TypeError), match=message):
+        discretize(X)
+
+
+@pytest.mark.parametrize("n_bins", [0, 256, 2.5, "5"])
+def test_bad_n_bins(n_bins):
+    with pytest.raises(ParameterError, match="n_bins"):
+        discretize(np.ones((3, 3)), n_bins=n_bins)
