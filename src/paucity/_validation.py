@@ -75,10 +75,20 @@ def check_matrix(X, *, name: str = "X", nonnegative: bool = True, sparse_format:
             X = np.asarray(X)
         except Exception as exc:  # ragged lists and the like
             raise InputTypeError(f"{name} could not be read as a numeric matrix: {exc}") from None
-        if X.dtype == object or X.dtype.kind in "USVM":
+        if X.dtype == object:
+            try:
+                X = X.astype(np.float64)
+            except (TypeError, ValueError):
+                raise InputTypeError(
+                    f"{name} must hold numbers, but some values are not: every argument must be a real "
+                    "number, not a string or another object (dtype object). Convert text columns to numbers or drop them."
+                ) from None
+        if X.dtype.kind in "USVM":
             raise InputTypeError(
                 f"{name} must hold numbers, got dtype {X.dtype}. Convert text columns to numbers or drop them."
             )
+        if X.dtype.kind == "c":
+            raise InputError(f"Complex data not supported: {name} has dtype {X.dtype}; pass real numbers.")
         if X.dtype.kind == "b":
             X = X.astype(np.uint8)
         if X.ndim != 2:
@@ -90,11 +100,15 @@ def check_matrix(X, *, name: str = "X", nonnegative: bool = True, sparse_format:
             X = np.ascontiguousarray(X)
     if dtype is not None:
         X = X.astype(dtype, copy=False)
+    if sp.issparse(X) and X.dtype.kind == "c":
+        raise InputError(f"Complex data not supported: {name} has dtype {X.dtype}; pass real numbers.")
     if sp.issparse(X) and X.dtype.kind not in "biuf":
         raise InputTypeError(f"{name} must hold numbers, got dtype {X.dtype}.")
     n_samples, n_features = X.shape
-    if n_samples == 0 or n_features == 0:
-        raise InputError(f"{name} is empty: it has shape {X.shape}. At least one sample and one feature are needed.")
+    if n_samples == 0:
+        raise InputError(f"{name} is empty: 0 sample(s) (shape={X.shape}) while a minimum of 1 is required.")
+    if n_features == 0:
+        raise InputError(f"{name} is empty: 0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
     values = _values_of(X)
     if values.dtype.kind == "f":
         bad = ~np.isfinite(values)
@@ -108,8 +122,9 @@ def check_matrix(X, *, name: str = "X", nonnegative: bool = True, sparse_format:
         idx = int(np.argmin(values.ravel()))
         where = _locate(X, idx)
         raise InputError(
-            f"{name} has negative values (smallest {values.ravel()[idx]!r} at row {where[0]}, column {where[1]}), "
-            "but counts or expression were expected. Pass raw counts or log-normalized expression."
+            f"Negative values in data passed to {name} (smallest {float(values.ravel()[idx])!r} at row {where[0]}, "
+            f"column {where[1]}), but counts or expression were expected. "
+            "Pass raw counts or log-normalized expression, not scaled data."
         )
     return X
 
@@ -181,7 +196,7 @@ def check_labels(y, n_samples: int, *, name: str = "y", min_classes: int = 2, sa
     codes = codes.astype(np.int64)
     if len(classes) < min_classes:
         raise InputError(
-            f"{name} has a single class ({classes[0]!r}); at least {min_classes} classes are needed. "
+            f"{name} has one class only ({classes[0]!r}); at least {min_classes} classes are needed. "
             "Check the label column, or use an unsupervised method such as 'entropy'."
         )
     keep = None

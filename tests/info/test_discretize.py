@@ -78,12 +78,12 @@ def test_all_zero_and_single_nonzero_columns():
 @pytest.mark.parametrize(
     "X, message",
     [
-        (np.array([[1.0, -2.0]]), "negative"),
+        (np.array([[1.0, -2.0]]), "Negative values"),
         (np.array([[1.0, np.nan]]), "NaN"),
         (np.array([[1.0, np.inf]]), "infinite"),
         (np.array([1.0, 2.0]), "2-dimensional"),
         (np.array([["a", "b"]]), "numbers"),
-        (np.zeros((0, 3)), "empty"),
+        (np.zeros((0, 3)), "empty: 0 sample"),
     ],
 )
 def test_bad_input(X, message):
