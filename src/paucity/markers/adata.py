@@ -1,0 +1,162 @@
+"""The scanpy-style adapter: marker selection on an AnnData object."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .._errors import InputError, ParameterError
+from .selector import InfoSelector
+
+__all__ = ["select"]
+
+
+def _matrix_of(adata, layer, use_raw):
+    if layer is not None and use_raw:
+        raise ParameterError("use either layer= or use_raw=True, not both.")
+    if layer is not None:
+        if layer not in adata.layers:
+            available = ", ".join(map(repr, adata.layers.keys())) or "none"
+            raise ParameterError(f"layer {layer!r} is not in adata.layers (available: {available}).")
+        return adata.layers[layer], adata.var_names
+    if use_raw is None:
+        use_raw = adata.raw is not None
+    if use_raw:
+        if adata.raw is None:
+            raise ParameterError("use_raw=True but adata.raw is empty; pass use_raw=False or a layer.")
+        return adata.raw.X, adata.raw.var_names
+    return adata.X, adata.var_names
+
+
+def select(
+    adata,
+    groupby: str | None,
+    method: str = "cife",
+    n_features: int = 50,
+    mode: str = "multiclass",
+    *,
+    n_bins: int | None = 5,
+    prefilter: int | None = 5000,
+    beta: float = 1.0,
+    degree: int = 2,
+    layer: str | None = None,
+    use_raw: bool | None = None,
+    key_added: str = "paucity_markers",
+    copy: bool = False,
+    progress: bool = False,
+):
+    """Select marker genes of the groups in ``adata.obs[groupby]``.
+
+    Parameters
+    ----------
+    adata : anndata.AnnData
+        Cells x genes. Expression is read from ``layer``, from ``adata.raw``
+        (``use_raw``; by default when ``adata.raw`` is set, as
+        ``scanpy.tl.rank_genes_groups`` does) or from ``adata.X``.
+    groupby : str or None
+        Column of ``adata.obs`` with the cell labels; None for the
+        unsupervised methods.
+    method, n_features, mode, n_bins, prefilter, beta, degree, progress
+        As in :class:`paucity.markers.InfoSelector`.
+    layer : str, optional
+    use_raw : bool, optional
+    key_added : str, default="paucity_markers"
+        Key of the result in ``adata.uns`` and of the boolean column in ``adata.var``.
+    copy : bool, default=False
+        Work on a copy of adata and return it with the table.
+
+    Returns
+    -------
+    pandas.DataFrame or (anndata.AnnData, pandas.DataFrame)
+        The tidy table (``rank``, ``gene``, ``feature_index``, ``score``; in
+        binary mode also ``group``, the class whose list gave the gene), and
+        the modified copy first when ``copy=True``. ``adata.uns[key_added]``
+        holds ``genes``, ``scores``, ``feature_index``, ``per_group`` (binary
+        mode) and ``params``; ``adata.var[key_added]`` marks the selected genes.
+
+    Notes
+    -----
+    Seed 000, chapter 2; see :class:`~paucity.markers.InfoSelector`.
+
+    Examples
+    --------
+    >>> import anndata, numpy as np, pandas as pd
+    >>> from paucity.markers import select
+    >>> rng = np.random.default_rng(0)
+    >>> groups = rng.choice(["B", "T"], size=200)
+    >>> X = rng.poisson(1.0, size=(200, 5)).astype(np.float32)
+    >>> X[:, 3] += 4 * (groups == "T")
+    >>> adata = anndata.AnnData(X, obs=pd.DataFrame({"cell_type": groups}, index=[f"c{i}" for i in range(200)]))
+    >>> table = select(adata, "cell_type", n_features=1)
+    >>> table["gene"].tolist(), adata.uns["paucity_markers"]["genes"]
+    (['3'], ['3'])
+    """
+    if copy:
+        adata = adata.copy()
+    labels = None
+    if groupby is not None:
+        if groupby not in adata.obs.columns:
+            available = ", ".join(map(repr, adata.obs.columns)) or "none"
+            raise InputError(f"groupby {groupby!r} is not a column of adata.obs (columns: {available}).")
+        labels = adata.obs[groupby]
+    X, var_names = _matrix_of(adata, layer, use_raw)
+    selector = InfoSelector(
+        method=method,
+        n_features=n_features,
+        mode=mode,
+        n_bins=n_bins,
+        prefilter=prefilter,
+        beta=beta,
+        degree=degree,
+        progress=progress,
+    )
+    selector.fit(X, None if labels is None else labels.to_numpy())
+    var_names = pd.Index(var_names)
+    genes = var_names[selector.selected_].astype(str).tolist()
+    table = pd.DataFrame(
+        {
+            "rank": np.arange(1, len(genes) + 1),
+            "gene": genes,
+            "feature_index": selector.selected_,
+            "score": selector.scores_,
+        }
+    )
+    result = {
+        "genes": genes,
+        "scores": np.asarray(selector.scores_, dtype=float),
+        "feature_index": np.asarray(selector.selected_, dtype=np.int64),
+        "params": {
+            key: value
+            for key, value in {
+                "method": method,
+                "n_features": n_features,
+                "mode": mode,
+                "n_bins": n_bins,
+                "prefilter": prefilter,
+                "groupby": groupby,
+                "layer": layer,
+                "use_raw": bool(use_raw) if use_raw is not None else adata.raw is not None and layer is None,
+            }.items()
+            if value is not None
+        },
+    }
+    if mode == "binary":
+        per_group = {str(group): var_names[idx].astype(str).tolist() for group, idx in selector.selected_per_class_.items()}
+        result["per_group"] = per_group
+        # the group whose list contributed the gene in the round-robin merge
+        table["group"] = [_contributor(gene, per_group) for gene in genes]
+    adata.uns[key_added] = result
+    adata.var[key_added] = adata.var_names.isin(genes)
+    if copy:
+        return adata, table
+    return table
+
+
+def _contributor(gene, per_group) -> str:
+    best = None
+    for group, group_genes in per_group.items():
+        if gene in group_genes:
+            rank = group_genes.index(gene)
+            if best is None or rank < best[0]:
+                best = (rank, group)
+    return best[1]
