@@ -1,0 +1,22 @@
+"""The ``paucity`` command line: one module per capability, ``paucity demo`` for the tour."""
+
+from __future__ import annotations
+
+import typer
+
+from .demo import demo
+from .markers import markers
+
+app = typer.Typer(
+    help="paucity: learning when data is scarce, noisy or costly to collect.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("markers")(markers)
+app.command("demo")(demo)
+
+
+def main() -> None:
+    """Entry point of the ``paucity`` script."""
+    app()

@@ -1,0 +1,103 @@
+import anndata
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from typer.testing import CliRunner
+
+from paucity.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture()
+def small_h5ad(tmp_path):
+    rng = np.random.default_rng(0)
+    groups = rng.choice(["B", "NK", "T"], size=150)
+    X = rng.poisson(1.0, size=(150, 10)).astype(np.float32)
+    X[:, 3] += 4 * (groups == "T")
+    X[:, 8] += 4 * (groups == "NK")
+    adata = anndata.AnnData(
+        sp.csr_matrix(X),
+        obs=pd.DataFrame({"cell_type": groups}, index=[f"c{i}" for i in range(150)]),
+        var=pd.DataFrame(index=[f"g{j}" for j in range(10)]),
+    )
+    path = tmp_path / "cells.h5ad"
+    adata.write_h5ad(path)
+    return path, adata
+
+
+def test_markers_on_h5ad(small_h5ad, tmp_path):
+    path, _ = small_h5ad
+    out = tmp_path / "markers.csv"
+    result = runner.invoke(app, ["markers", str(path), "--groupby", "cell_type", "--method", "cife", "-n", "2", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    table = pd.read_csv(out)
+    assert set(table["gene"]) == {"g3", "g8"}
+    assert list(table.columns) == ["rank", "gene", "feature_index", "score"]
+
+
+def test_markers_binary_mode(small_h5ad, tmp_path):
+    path, _ = small_h5ad
+    out = tmp_path / "markers.csv"
+    result = runner.invoke(app, ["markers", str(path), "--groupby", "cell_type", "-n", "3", "--mode", "binary", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "group" in pd.read_csv(out).columns
+
+
+def test_markers_on_matrix_plus_labels(small_h5ad, tmp_path):
+    _, adata = small_h5ad
+    counts = pd.DataFrame(adata.X.toarray(), index=adata.obs_names, columns=adata.var_names)
+    counts.to_csv(tmp_path / "counts.csv")
+    adata.obs[["cell_type"]].to_csv(tmp_path / "labels.csv")
+    out = tmp_path / "markers.csv"
+    result = runner.invoke(
+        app,
+        ["markers", str(tmp_path / "counts.csv"), "--labels", str(tmp_path / "labels.csv"), "--groupby", "cell_type",
+         "-n", "2", "--out", str(out)],
+    )
+    assert result.exit_code == 0, result.output
+    assert set(pd.read_csv(out)["gene"]) == {"g3", "g8"}
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--groupby", "celltype"], "groupby 'celltype' is not a column"),
+        (["--groupby", "cell_type", "--method", "magic"], "unknown method 'magic'"),
+        (["--groupby", "cell_type", "-n", "11"], "larger than the number of features"),
+        (["--groupby", "cell_type", "--layer", "spliced"], "layer 'spliced'"),
+    ],
+)
+def test_bad_input_one_line_and_nothing_written(small_h5ad, tmp_path, args, message):
+    path, _ = small_h5ad
+    out = tmp_path / "markers.csv"
+    result = runner.invoke(app, ["markers", str(path), *args, "--out", str(out)])
+    assert result.exit_code == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_missing_input_file(tmp_path):
+    result = runner.invoke(app, ["markers", str(tmp_path / "nope.h5ad"), "--groupby", "x", "--out", str(tmp_path / "m.csv")])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ")
+
+
+def test_help():
+    result = runner.invoke(app, ["markers", "--help"])
+    assert result.exit_code == 0
+    assert "--groupby" in result.output
+
+
+def test_demo_writes_report_and_figure(tmp_path):
+    pytest.importorskip("scanpy")
+    out = tmp_path / "demo"
+    result = runner.invoke(app, ["demo", "--out", str(out), "-n", "5"])
+    assert result.exit_code == 0, result.output
+    assert (out / "markers_heatmap.png").stat().st_size > 10_000
+    report = (out / "report.md").read_text()
+    assert "LYZ" in report and "NKG7" in report  # monocyte and NK markers on the PBMC data
+    assert "CIFE" in result.output and "JMI" in result.output
