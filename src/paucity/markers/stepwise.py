@@ -40,13 +40,14 @@ class Stepwise:
     >>> from paucity.info import BinnedMatrix
     >>> from paucity.markers import Stepwise, make_objective
     >>> rng = np.random.default_rng(0)
-    >>> y = rng.integers(0, 2, 400)
-    >>> X = np.column_stack([y, y, rng.integers(0, 2, 400)]).astype(np.uint8)
+    >>> a, b = rng.integers(0, 2, 400), rng.integers(0, 2, 400)
+    >>> y = 2 * a + b                                  # two bits of label
+    >>> X = np.column_stack([a, a, b]).astype(np.uint8)
     >>> search = Stepwise(BinnedMatrix.from_binned(X), make_objective("cife"), labels=y)
-    >>> search.step()[0]
-    0
-    >>> int(np.nanargmax(search.scores()))      # x1 is now redundant, x2 is not
-    2
+    >>> round(search.add(0), 1)                     # choose a (its score when chosen)
+    1.0
+    >>> (search.scores()[1:].round(1) + 0.0).tolist()   # the copy of a is now worth nothing, b a bit
+    [0.0, 1.0]
     """
 
     def __init__(self, binned: BinnedMatrix, objective: Objective, labels=None, candidates=None, base=None):

@@ -1,0 +1,19 @@
+"""The user guide's Python blocks run, in order, as one script per page."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+PAGES = sorted(p for p in DOCS.glob("*.md") if "```python" in p.read_text())
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_python_blocks_run(page, tmp_path, monkeypatch):
+    pytest.importorskip("scanpy")
+    monkeypatch.chdir(tmp_path)
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S)
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, str(page), "exec"), namespace)
