@@ -482,20 +482,16 @@ def contents(ending: str):
 
 
 @pytest.mark.parametrize("ending", ENDINGS)
-def test_fuzzed_files_read_or_raise_a_paucity_error(tmp_path, ending):
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_fuzzed_files_read_or_raise_a_paucity_error(tmp_path, ending, data):
     path = tmp_path / f"fuzz{ending}"
-
-    @settings(max_examples=80, deadline=None)
-    @given(data=contents(ending))
-    def check(data):
-        path.write_bytes(data)
-        try:
-            adata = read(path)
-        except PaucityError:
-            return
-        assert isinstance(adata, anndata.AnnData)
-
-    check()
+    path.write_bytes(data.draw(contents(ending), label="content"))
+    try:
+        adata = read(path)
+    except PaucityError:
+        return
+    assert isinstance(adata, anndata.AnnData)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
