@@ -70,6 +70,20 @@ class BinnedMatrix:
         out[self.indices[start:stop]] = self.data[start:stop]
         return out
 
+    def with_labels(self, labels: np.ndarray, n_classes: int) -> np.ndarray | None:
+        """Each stored bin paired with its row's label, ``bin * n_classes + label`` (uint16).
+
+        Pass it as ``folded`` to :func:`candidate_interactions` when the labels
+        are the last fixed variable: one array of the size of the stored
+        values, computed once per labelling. None when bins x classes do not
+        fit in 16 bits (then the labels are looked up row by row instead).
+        """
+        if self.n_bins * n_classes > np.iinfo(np.uint16).max:
+            return None
+        out = np.empty(self.data.shape[0], dtype=np.uint16)
+        _kernels.label_stored_values(self.indices, self.data, labels.astype(np.int64, copy=False), n_classes, out)
+        return out
+
     def restrict_rows(self, keep: np.ndarray) -> "BinnedMatrix":
         """The same matrix on the rows where ``keep`` is True."""
         csc = sp.csc_matrix((self.data, self.indices, self.indptr), shape=(self.n_samples, self.n_features))
@@ -95,7 +109,16 @@ def _combine(variables, radices):
     return codes, stride
 
 
-def candidate_interactions(binned: BinnedMatrix, fixed, radices, columns: np.ndarray) -> np.ndarray:
+def candidate_interactions(
+    binned: BinnedMatrix,
+    fixed,
+    radices,
+    columns: np.ndarray,
+    *,
+    names=None,
+    cache: dict | None = None,
+    folded: np.ndarray | None = None,
+) -> np.ndarray:
     """Interaction information I(f_1; ...; f_r; x_j) for every candidate column j.
 
     Parameters
@@ -107,6 +130,18 @@ def candidate_interactions(binned: BinnedMatrix, fixed, radices, columns: np.nda
     radices : sequence of int
     columns : numpy.ndarray of int64
         The candidate columns.
+    names : sequence of hashable, optional
+        A name for each fixed variable, so that ``cache`` can recognise it.
+    cache : dict, optional
+        Entropies already known, keyed by the frozenset of the names of a
+        subset A of fixed variables: H(x_j, A) over ``columns`` (and, under
+        ``("H", A)``, the scalar H(A)). Missing ones are computed and added.
+        Callers reuse it across calls with the same ``columns``: a greedy step
+        then counts only the subsets that involve its new feature.
+    folded : numpy.ndarray, optional
+        ``binned.with_labels(fixed[-1], radices[-1])``, precomputed: the last
+        fixed variable (usually the labels) is then read from the stored
+        values instead of being looked up row by row. Same result, faster.
 
     Returns
     -------
@@ -123,12 +158,45 @@ def candidate_interactions(binned: BinnedMatrix, fixed, radices, columns: np.nda
     O(len(columns) * 2^r) floats beyond the inputs.
     """
     r = len(fixed)
-    codes, n_codes = _combine(fixed, radices)
-    if r == 0:
-        codes = np.zeros(binned.n_samples, dtype=np.int64)
-        n_codes = 1
-    base = np.bincount(codes, minlength=n_codes).astype(np.int64)
+    names = tuple(range(r)) if names is None else tuple(names)
+    cache = {} if cache is None else cache
     subsets = [A for size in range(r + 1) for A in combinations(range(r), size)]
+    keys = [frozenset(names[t] for t in A) for A in subsets]
+    missing = [q for q, key in enumerate(keys) if key not in cache]
+    if missing:
+        _count_entropies(
+            binned, fixed, radices, columns, [subsets[q] for q in missing], [keys[q] for q in missing], cache, folded
+        )
+    # (-1)^(|A|+2) H(x_j, A) for every A, plus (-1)^(|A|+1) H(A) for A non-empty
+    result = np.zeros(columns.shape[0], dtype=np.float64)
+    constant = 0.0
+    for A, key in zip(subsets, keys):
+        sign = 1.0 if len(A) % 2 == 0 else -1.0
+        result += sign * cache[key]
+        if A:
+            if ("H", key) not in cache:
+                sub_codes, n_sub = _combine([fixed[t] for t in A], [radices[t] for t in A])
+                cache[("H", key)] = entropy_of_codes(sub_codes, n_sub, binned.xlogx)
+            constant -= sign * cache[("H", key)]
+    return result + constant
+
+
+def _count_entropies(binned, fixed, radices, columns, subsets, keys, cache, folded) -> None:
+    """H(x_j, A) for the given subsets A, from one count table per candidate."""
+    r = len(fixed)
+    if folded is not None and r:
+        row_codes, n_row_codes = _combine(fixed[:-1], radices[:-1])
+        if r == 1:
+            row_codes = np.zeros(binned.n_samples, dtype=np.int64)
+        codes = row_codes + n_row_codes * fixed[-1].astype(np.int64)
+        n_codes = n_row_codes * radices[-1]
+        labelled = folded
+    else:
+        row_codes, n_codes = _combine(fixed, radices) if r else (np.zeros(binned.n_samples, dtype=np.int64), 1)
+        n_row_codes = n_codes
+        codes = row_codes
+        labelled = binned.data
+    base = np.bincount(codes, minlength=n_codes).astype(np.int64)
     # projection of the full code onto each subset's own mixed-radix code
     digits = []
     full = np.arange(n_codes, dtype=np.int64)
@@ -143,13 +211,18 @@ def candidate_interactions(binned: BinnedMatrix, fixed, radices, columns: np.nda
             projection[q] += digits[t] * stride
             stride *= radices[t]
         sizes[q] = stride
+    if n_row_codes < 256:
+        row_codes = row_codes.astype(np.uint8)
+    elif n_row_codes < 2**31:
+        row_codes = row_codes.astype(np.int32)
     out = np.empty((columns.shape[0], len(subsets)), dtype=np.float64)
     _kernels.candidate_entropies(
         binned.indptr,
         binned.indices,
-        binned.data,
+        labelled,
         columns.astype(np.int64, copy=False),
-        codes.astype(np.int32) if n_codes < 2**31 else codes,
+        row_codes,
+        n_row_codes,
         base,
         binned.n_bins,
         projection,
@@ -157,13 +230,5 @@ def candidate_interactions(binned: BinnedMatrix, fixed, radices, columns: np.nda
         binned.xlogx,
         out,
     )
-    # (-1)^(|A|+2) H(x_j, A) for every A, plus (-1)^(|A|+1) H(A) for A non-empty
-    result = np.zeros(columns.shape[0], dtype=np.float64)
-    constant = 0.0
-    for q, A in enumerate(subsets):
-        sign = 1.0 if len(A) % 2 == 0 else -1.0
-        result += sign * out[:, q]
-        if A:
-            sub_codes, n_sub = _combine([fixed[t] for t in A], [radices[t] for t in A])
-            constant -= sign * entropy_of_codes(sub_codes, n_sub, binned.xlogx)
-    return result + constant
+    for q, key in enumerate(keys):
+        cache[key] = out[:, q].copy()

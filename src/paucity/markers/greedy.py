@@ -39,12 +39,19 @@ class Selection:
     n_candidates: int = 0
 
 
-def univariate_scores(binned: BinnedMatrix, labels, n_classes: int) -> np.ndarray:
-    """I(x_j; y) for every feature, or H(x_j) when labels is None (one pass)."""
+def univariate_scores(
+    binned: BinnedMatrix, labels, n_classes: int, cache: dict | None = None, labelled_values=None
+) -> np.ndarray:
+    """I(x_j; y) for every feature, or H(x_j) when labels is None (one pass).
+
+    ``cache`` receives the entropies counted on the way (H(x_j), H(x_j, y)).
+    """
     columns = np.arange(binned.n_features, dtype=np.int64)
     if labels is None:
-        return candidate_interactions(binned, [], [], columns)
-    return candidate_interactions(binned, [labels], [n_classes], columns)
+        return candidate_interactions(binned, [], [], columns, names=[], cache=cache)
+    return candidate_interactions(
+        binned, [labels], [n_classes], columns, names=["y"], cache=cache, folded=labelled_values
+    )
 
 
 def prefilter_candidates(univariate: np.ndarray, prefilter: int) -> np.ndarray:
@@ -56,12 +63,23 @@ def prefilter_candidates(univariate: np.ndarray, prefilter: int) -> np.ndarray:
 
 
 def _greedy(binned, objective, labels, n_classes, n_features, prefilter, bar):
-    univariate = univariate_scores(binned, labels, n_classes)
+    counted: dict = {}
+    labelled = binned.with_labels(labels, n_classes) if labels is not None else None
+    univariate = univariate_scores(binned, labels, n_classes, cache=counted, labelled_values=labelled)
     if objective.max_degree >= 1 and prefilter is not None:
         candidates = prefilter_candidates(univariate, prefilter)
     else:
         candidates = np.arange(binned.n_features, dtype=np.int64)
-    search = Stepwise(binned, objective, labels=labels, candidates=candidates, base=univariate[candidates])
+    entropies = {key: (value[candidates] if isinstance(value, np.ndarray) else value) for key, value in counted.items()}
+    search = Stepwise(
+        binned,
+        objective,
+        labels=labels,
+        candidates=candidates,
+        base=univariate[candidates],
+        entropies=entropies,
+        labelled_values=labelled,
+    )
     for _ in range(n_features):
         search.step()
         bar.advance()

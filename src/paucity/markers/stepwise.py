@@ -33,6 +33,12 @@ class Stepwise:
         Features allowed (e.g. after a prefilter), ascending; all by default.
     base : numpy.ndarray, optional
         The univariate term (I(x; y) or H(x)) of the candidates, if already known.
+    entropies : dict, optional
+        Entropies of the candidates already counted, in the ``cache`` format of
+        :func:`paucity.info.candidate_interactions` (names: feature indices and
+        ``"y"``), e.g. from the pass that gave ``base``.
+    labelled_values : numpy.ndarray, optional
+        ``binned.with_labels(labels, n_classes)``, if already computed.
 
     Examples
     --------
@@ -50,7 +56,16 @@ class Stepwise:
     [0.0, 1.0]
     """
 
-    def __init__(self, binned: BinnedMatrix, objective: Objective, labels=None, candidates=None, base=None):
+    def __init__(
+        self,
+        binned: BinnedMatrix,
+        objective: Objective,
+        labels=None,
+        candidates=None,
+        base=None,
+        entropies=None,
+        labelled_values=None,
+    ):
         if objective.supervised and labels is None:
             raise ParameterError(f"method {objective.name!r} needs labels y.")
         self._binned = binned
@@ -61,9 +76,15 @@ class Stepwise:
             candidates = np.arange(binned.n_features, dtype=np.int64)
         self._candidates = np.asarray(candidates, dtype=np.int64)
         self._position = {int(f): t for t, f in enumerate(self._candidates)}
+        self._entropies = dict(entropies) if entropies is not None else {}
+        self._folded = None
+        if labels is not None:
+            self._folded = labelled_values if labelled_values is not None else binned.with_labels(labels, self._n_classes)
         if base is None:
-            fixed, radices = self._label_variables()
-            base = candidate_interactions(binned, fixed, radices, self._candidates)
+            fixed, radices, names = self._label_variables()
+            base = candidate_interactions(
+                binned, fixed, radices, self._candidates, names=names, cache=self._entropies, folded=self._folded if names else None
+            )
         self._base = np.asarray(base, dtype=np.float64)
         self._selected: list[int] = []
         self._selected_scores: list[float] = []
@@ -141,6 +162,7 @@ class Stepwise:
         del self._selected[index]
         del self._selected_scores[index]
         self._terms = {key: value for key, value in self._terms.items() if feature not in key}
+        self._entropies = {key: value for key, value in self._entropies.items() if feature not in _names_of(key)}
         self._columns.pop(feature, None)
         self._score = None
 
@@ -159,16 +181,26 @@ class Stepwise:
     def _label_variables(self):
         """Fixed variables of the base term: y for I(x; y), none for H(x)."""
         if self._objective.supervised:
-            return [self._labels], [self._n_classes]
-        return [], []
+            return [self._labels], [self._n_classes], ["y"]
+        return [], [], []
 
     def _interaction(self, key: tuple[int, ...]) -> np.ndarray:
         fixed = [self._columns[f] for f in key]
         radices = [self._binned.n_bins] * len(key)
+        names = list(key)
         if self._objective.with_labels:
             fixed.append(self._labels)
             radices.append(self._n_classes)
-        return candidate_interactions(self._binned, fixed, radices, self._candidates)
+            names.append("y")
+        return candidate_interactions(
+            self._binned,
+            fixed,
+            radices,
+            self._candidates,
+            names=names,
+            cache=self._entropies,
+            folded=self._folded if self._objective.with_labels else None,
+        )
 
     def _current(self) -> np.ndarray:
         if self._score is None:
@@ -184,3 +216,8 @@ class Stepwise:
                 score = score + self._objective.combine(d, total, k)
             self._score = score
         return self._score
+
+
+def _names_of(key) -> frozenset:
+    """The variable names an entropy-cache key involves."""
+    return key[1] if isinstance(key, tuple) else key
