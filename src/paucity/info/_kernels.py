@@ -226,3 +226,95 @@ def candidate_entropies(
             for c in range(n_bins * size):
                 acc += xlogx[marginal[c]]
             out[t, q] = ((xlogx[n_samples] - acc) / FIXED_SCALE) / n_samples
+
+
+@numba.njit(parallel=True, cache=True)
+def column_tables(indptr, labelled, n_classes, base, out):
+    """``out[j, b * n_classes + l]``: rows with x_j = b and label l, for every column j.
+
+    ``labelled`` pairs each stored bin with its row's label (see
+    ``label_stored_values``; the plain bins when n_classes = 1) and
+    ``base[l]`` counts the rows of label l. Bin 0 is what the stored values
+    leave of each label's rows.
+    """
+    n_cols = indptr.shape[0] - 1
+    width = out.shape[1]
+    for j in numba.prange(n_cols):
+        for s in range(indptr[j], indptr[j + 1]):
+            out[j, labelled[s]] += 1
+        for label in range(n_classes):
+            moved = 0
+            for c in range(n_classes + label, width, n_classes):
+                moved += out[j, c]
+            out[j, label] = base[label] - moved
+
+
+@numba.njit(parallel=True, cache=True)
+def pair_tables(indptr_r, indices_r, data_r, rows, row_bins, row_codes, n_features, n_bins, n_codes, out):
+    """Joint counts of every column with a new feature s, over the rows where s is non-zero.
+
+    ``rows`` are those rows (ascending), ``row_bins`` the bin a >= 1 of s and
+    ``row_codes`` the code (e.g. the label) of each. The CSR arrays give each
+    row's stored bins. ``out[chunk]`` is laid out as slabs (a - 1, code), each
+    holding n_features x n_bins counts, so that the stored values of one row
+    are added in ascending column order within one slab; every chunk of rows
+    has its own copy (summed by the reader).
+    """
+    n_chunks = out.shape[0]
+    n_rows = rows.shape[0]
+    slab = n_features * n_bins
+    for chunk in numba.prange(n_chunks):
+        lo = chunk * n_rows // n_chunks
+        hi = (chunk + 1) * n_rows // n_chunks
+        for i in range(lo, hi):
+            r = rows[i]
+            offset = ((row_bins[i] - 1) * n_codes + row_codes[i]) * slab
+            for s in range(indptr_r[r], indptr_r[r + 1]):
+                out[chunk, offset + indices_r[s] * n_bins + data_r[s]] += 1
+
+
+@numba.njit(parallel=True, cache=True)
+def pair_entropies(pairs, reference, count_s, columns, n_features, n_bins, n_codes, xlogx, n_samples, out):
+    """H(x_j, s) and, when n_codes > 1 (labels), H(x_j, s, y) for every candidate j.
+
+    Rebuilds each candidate's full (x_j, s, code) table from ``pairs`` (rows
+    where s is non-zero, from ``pair_tables``), ``count_s[a, code]`` (rows
+    with s = a) and ``reference[j, b * n_codes + code]`` (all rows): the s = 0
+    part is what the s != 0 part leaves of the reference table. Entropies use
+    the same fixed-point sums as ``candidate_entropies``, so they are equal
+    to the bit.
+    """
+    n_chunks = pairs.shape[0]
+    slab = n_features * n_bins
+    for t in numba.prange(columns.shape[0]):
+        j = columns[t]
+        table = np.empty(n_bins * n_bins * n_codes, np.int64)  # (b, a, code)
+        for a in range(1, n_bins):
+            for code in range(n_codes):
+                offset = ((a - 1) * n_codes + code) * slab + j * n_bins
+                stored = 0
+                for b in range(1, n_bins):
+                    total = 0
+                    for chunk in range(n_chunks):
+                        total += pairs[chunk, offset + b]
+                    table[(b * n_bins + a) * n_codes + code] = total
+                    stored += total
+                table[a * n_codes + code] = count_s[a, code] - stored
+        for b in range(n_bins):
+            for code in range(n_codes):
+                rest = reference[j, b * n_codes + code]
+                for a in range(1, n_bins):
+                    rest -= table[(b * n_bins + a) * n_codes + code]
+                table[(b * n_bins) * n_codes + code] = rest
+        acc_full = 0
+        acc_pair = 0
+        for b in range(n_bins):
+            for a in range(n_bins):
+                cell = 0
+                for code in range(n_codes):
+                    value = table[(b * n_bins + a) * n_codes + code]
+                    cell += value
+                    acc_full += xlogx[value]
+                acc_pair += xlogx[cell]
+        out[t, 0] = ((xlogx[n_samples] - acc_pair) / FIXED_SCALE) / n_samples
+        out[t, 1] = ((xlogx[n_samples] - acc_full) / FIXED_SCALE) / n_samples

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._progress import progress_bar
-from ..info.counts import BinnedMatrix, candidate_interactions
+from ..info.counts import BinnedMatrix, PairCounter, candidate_interactions
 from .objectives import Objective
 from .stepwise import Stepwise
 
@@ -62,7 +62,7 @@ def prefilter_candidates(univariate: np.ndarray, prefilter: int) -> np.ndarray:
     return np.sort(order[:prefilter]).astype(np.int64)
 
 
-def _greedy(binned, objective, labels, n_classes, n_features, prefilter, bar):
+def _greedy(binned, objective, labels, n_classes, n_features, prefilter, bar, row_major=None):
     counted: dict = {}
     labelled = binned.with_labels(labels, n_classes) if labels is not None else None
     univariate = univariate_scores(binned, labels, n_classes, cache=counted, labelled_values=labelled)
@@ -71,6 +71,9 @@ def _greedy(binned, objective, labels, n_classes, n_features, prefilter, bar):
     else:
         candidates = np.arange(binned.n_features, dtype=np.int64)
     entropies = {key: (value[candidates] if isinstance(value, np.ndarray) else value) for key, value in counted.items()}
+    pairs = None
+    if objective.max_degree >= 1 and PairCounter.fits(binned, n_classes if labels is not None else 1):
+        pairs = PairCounter(binned, labels, n_classes, labelled_values=labelled, row_major=row_major)
     search = Stepwise(
         binned,
         objective,
@@ -79,11 +82,13 @@ def _greedy(binned, objective, labels, n_classes, n_features, prefilter, bar):
         base=univariate[candidates],
         entropies=entropies,
         labelled_values=labelled,
+        pairs=pairs,
     )
     for _ in range(n_features):
         search.step()
         bar.advance()
-    return np.array(search.selected, dtype=np.int64), np.array(search.selected_scores), len(candidates)
+    row_major = pairs.row_major if pairs is not None else row_major
+    return np.array(search.selected, dtype=np.int64), np.array(search.selected_scores), len(candidates), row_major
 
 
 def select_features(
@@ -130,7 +135,7 @@ def select_features(
     if mode == "multiclass":
         n_classes = int(labels.max()) + 1 if labels is not None else 0
         with progress_bar(n_features, f"{objective.name}", progress) as bar:
-            selected, scores, n_candidates = _greedy(
+            selected, scores, n_candidates, _ = _greedy(
                 binned, objective, labels, n_classes, n_features, prefilter, bar
             )
         return Selection(selected=selected, scores=scores, n_candidates=n_candidates)
@@ -138,11 +143,12 @@ def select_features(
     n_classes = int(labels.max()) + 1
     per_class_n = math.ceil(n_features / n_classes)
     per_class = {}
+    row_major = None  # the row-major copy, shared by the classes
     with progress_bar(per_class_n * n_classes, f"{objective.name} (binary)", progress) as bar:
         for t in range(n_classes):
             one_vs_rest = (labels == t).astype(np.int64)
-            selected, scores, n_candidates = _greedy(
-                binned, objective, one_vs_rest, 2, per_class_n, prefilter, bar
+            selected, scores, n_candidates, row_major = _greedy(
+                binned, objective, one_vs_rest, 2, per_class_n, prefilter, bar, row_major
             )
             per_class[t] = (selected, scores)
     merged, merged_scores, seen = [], [], set()

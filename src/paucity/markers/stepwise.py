@@ -39,6 +39,10 @@ class Stepwise:
         ``"y"``), e.g. from the pass that gave ``base``.
     labelled_values : numpy.ndarray, optional
         ``binned.with_labels(labels, n_classes)``, if already computed.
+    pairs : paucity.info.PairCounter, optional
+        Counts the bivariate terms from the rows where the new feature is
+        non-zero only (same bits, fewer values read). Built with the same
+        labels (or none, for unsupervised objectives).
 
     Examples
     --------
@@ -65,6 +69,7 @@ class Stepwise:
         base=None,
         entropies=None,
         labelled_values=None,
+        pairs=None,
     ):
         if objective.supervised and labels is None:
             raise ParameterError(f"method {objective.name!r} needs labels y.")
@@ -77,6 +82,7 @@ class Stepwise:
         self._candidates = np.asarray(candidates, dtype=np.int64)
         self._position = {int(f): t for t, f in enumerate(self._candidates)}
         self._entropies = dict(entropies) if entropies is not None else {}
+        self._pairs = pairs
         self._folded = None
         if labels is not None:
             self._folded = labelled_values if labelled_values is not None else binned.with_labels(labels, self._n_classes)
@@ -144,6 +150,11 @@ class Stepwise:
             column = self._binned.column(feature)
             self._columns[feature] = column
             previous = list(self._selected)
+            if self._pairs is not None:
+                pair, with_labels = self._pairs.entropies(feature, self._candidates)
+                self._entropies[frozenset({feature})] = pair
+                if self._objective.with_labels:
+                    self._entropies[frozenset({feature, "y"})] = with_labels
             for size in range(0, degree):
                 for subset in combinations(previous, size):
                     key = (*subset, feature)

@@ -1,0 +1,27 @@
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from paucity.info import BinnedMatrix, candidate_interactions
+from paucity.info.counts import PairCounter
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.booleans())
+def test_pair_counts_equal_full_counts_to_the_bit(seed, with_labels):
+    rng = np.random.default_rng(seed)
+    n, m, n_classes = int(rng.integers(2, 120)), int(rng.integers(1, 8)), int(rng.integers(1, 5))
+    X = (rng.integers(0, 5, (n, m)) * (rng.random((n, m)) < rng.random())).astype(np.uint8)
+    X[0, 0] = 1  # at least two bins
+    y = rng.integers(0, n_classes, n)
+    binned = BinnedMatrix.from_binned(X)
+    columns = np.arange(m)
+    counter = PairCounter(binned, y if with_labels else None, n_classes)
+    for feature in range(m):
+        pair, pair_with_labels = counter.entropies(feature, columns)
+        expected = {}
+        s = binned.column(feature)
+        candidate_interactions(binned, [s, y], [binned.n_bins, n_classes], columns, names=[feature, "y"], cache=expected)
+        np.testing.assert_array_equal(pair, expected[frozenset({feature})])
+        if with_labels:
+            np.testing.assert_array_equal(pair_with_labels, expected[frozenset({feature, "y"})])
