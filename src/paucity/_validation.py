@@ -65,7 +65,7 @@ def check_matrix(X, *, name: str = "X", nonnegative: bool = True, sparse_format:
         if X.ndim != 2:
             raise InputError(f"{name} must be 2-dimensional, got {X.ndim} dimensions.")
         if sparse_format is not None and X.format != sparse_format:
-            X = X.asformat(sparse_format)
+            X = _convert(X, sparse_format)
         if not X.has_sorted_indices:
             X = X.sorted_indices()
         if X.has_canonical_format is False:
@@ -127,6 +127,15 @@ def check_matrix(X, *, name: str = "X", nonnegative: bool = True, sparse_format:
             "Pass raw counts or log-normalized expression, not scaled data."
         )
     return X
+
+
+def _convert(X, sparse_format: str):
+    """X in CSC or CSR form; between the two, by the parallel transpose of paucity.info.layout."""
+    from .info.layout import to_csc, to_csr  # imported late: paucity.info imports this module
+
+    if X.format not in ("csr", "csc"):
+        X = X.tocsr()
+    return to_csc(X) if sparse_format == "csc" else to_csr(X)
 
 
 def _locate(X, flat_index: int) -> tuple[int, int]:

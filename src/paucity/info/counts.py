@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _kernels
+from .layout import to_csr
 
 __all__ = ["BinnedMatrix", "PairCounter", "candidate_interactions", "entropy_of_codes"]
 
@@ -270,7 +271,7 @@ class PairCounter:
             csc = sp.csc_matrix(
                 (binned.data, binned.indices, binned.indptr), shape=(binned.n_samples, binned.n_features)
             )
-            csr = csc.tocsr()
+            csr = to_csr(csc)
             row_major = (csr.indptr.astype(np.int64, copy=False), csr.indices.astype(np.int32, copy=False), csr.data)
         self.row_major = row_major
         self.indptr_r, self.indices_r, self.data_r = row_major

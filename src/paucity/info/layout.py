@@ -1,0 +1,53 @@
+"""Switching a sparse matrix between row-major (CSR) and column-major (CSC) storage."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+from . import _kernels
+
+__all__ = ["to_csc", "to_csr"]
+
+
+def _transpose_storage(matrix, target: str):
+    n_major, n_minor = (matrix.shape[0], matrix.shape[1]) if matrix.format == "csr" else (matrix.shape[1], matrix.shape[0])
+    indptr = np.empty(n_minor + 1, dtype=np.int64)
+    indices = np.empty(matrix.nnz, dtype=np.int32 if n_major < 2**31 else np.int64)
+    data = np.empty(matrix.nnz, dtype=matrix.data.dtype)
+    _kernels.transpose_compressed(
+        n_minor,
+        matrix.indptr.astype(np.int64, copy=False),
+        matrix.indices,
+        matrix.data,
+        numba.get_num_threads(),
+        indptr,
+        indices,
+        data,
+    )
+    cls = sp.csc_matrix if target == "csc" else sp.csr_matrix
+    out = cls((data, indices, indptr), shape=matrix.shape)
+    out.has_sorted_indices = True
+    return out
+
+
+def to_csc(matrix):
+    """The same sparse matrix in CSC form, converted in parallel from CSR (other formats via scipy).
+
+    Allocates one copy of the stored values and indices.
+    """
+    if matrix.format == "csc":
+        return matrix
+    if matrix.format != "csr":
+        return matrix.tocsc()
+    return _transpose_storage(matrix, "csc")
+
+
+def to_csr(matrix):
+    """The same sparse matrix in CSR form, converted in parallel from CSC (other formats via scipy)."""
+    if matrix.format == "csr":
+        return matrix
+    if matrix.format != "csc":
+        return matrix.tocsr()
+    return _transpose_storage(matrix, "csr")
