@@ -1,0 +1,97 @@
+"""The shared input checks: clear errors from paucity._errors, and nothing else, on any input."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from paucity._errors import InputError, InputTypeError, PaucityError, ParameterError, ShapeMismatchError
+from paucity._validation import check_choice, check_discrete_matrix, check_labels, check_matrix, check_random_state
+from paucity.markers import InfoSelector
+
+weird_floats = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.0, -1.0, 1e308, -0.0, 255.0, 256.0, 3.5])
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    arrays(np.float64, st.tuples(st.integers(0, 6), st.integers(0, 5)), elements=weird_floats),
+    st.booleans(),
+)
+def test_check_matrix_accepts_or_raises_a_paucity_error(X, sparse):
+    value = sp.csr_matrix(X) if sparse and X.size else X
+    try:
+        out = check_matrix(value, sparse_format="csc")
+    except PaucityError:
+        return
+    values = out.data if sp.issparse(out) else out
+    assert np.isfinite(values).all() and (values >= 0).all()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(st.integers(-3, 300), st.floats(allow_nan=True), st.text(max_size=2), st.none()), max_size=12))
+def test_object_and_ragged_input_never_escapes_as_another_error(values):
+    for candidate in (np.array(values, dtype=object).reshape(-1, 1) if values else np.array(values), values):
+        try:
+            check_matrix(candidate)
+        except PaucityError:
+            pass
+
+
+@settings(max_examples=150, deadline=None)
+@given(arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 4)), elements=weird_floats))
+def test_check_discrete_matrix(X):
+    try:
+        out = check_discrete_matrix(X)
+    except PaucityError:
+        return
+    assert out.dtype == np.uint8 and np.array_equal(out, X)
+
+
+@pytest.mark.filterwarnings("ignore::paucity._errors.PaucityWarning")
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(["a", "b", "c"]), st.none(), st.just(float("nan"))), min_size=0, max_size=15))
+def test_check_labels(labels):
+    try:
+        codes, classes, keep = check_labels(np.array(labels, dtype=object), len(labels))
+    except PaucityError:
+        return
+    assert len(classes) >= 2
+    n_kept = len(labels) if keep is None else int(keep.sum())
+    assert codes.shape == (n_kept,) and codes.min() >= 0 and codes.max() == len(classes) - 1
+
+
+@pytest.mark.filterwarnings("ignore::paucity._errors.PaucityWarning")
+@settings(max_examples=60, deadline=None)
+@given(
+    arrays(np.float64, st.tuples(st.integers(1, 30), st.integers(1, 5)), elements=weird_floats),
+    st.lists(st.integers(0, 2), min_size=0, max_size=31),
+    st.sampled_from(["mim", "cife", "jmi", "entropy2", "degree"]),
+)
+def test_selector_fit_never_raises_anything_but_a_paucity_error(X, y, method):
+    try:
+        InfoSelector(method=method, n_features=1, degree=3).fit(X, None if method == "entropy2" else np.array(y))
+    except PaucityError:
+        pass
+
+
+def test_messages_say_what_and_how():
+    with pytest.raises(ShapeMismatchError, match="y has 3 entries but X has 4 rows"):
+        check_labels([0, 1, 0], 4)
+    with pytest.raises(InputTypeError, match="must hold numbers"):
+        check_matrix(np.array([["a", "b"]]))
+    with pytest.raises(InputError, match="largest value is 256"):
+        check_discrete_matrix(np.array([[256.0]]))
+    with pytest.raises(InputError, match="non-integer"):
+        check_discrete_matrix(np.array([[1.5]]))
+    with pytest.raises(ParameterError, match="unknown mode 'x'; expected one of 'a', 'b'"):
+        check_choice("x", ("a", "b"), "mode")
+    with pytest.raises(ParameterError, match="random_state"):
+        check_random_state("seed")
+    assert isinstance(check_random_state(3), np.random.Generator)
+    frame = pd.DataFrame({"a": [1.0, 2.0], "b": [0.0, 1.0]})
+    assert check_matrix(frame).shape == (2, 2)
