@@ -85,11 +85,14 @@ class Stepwise:
         self._pairs = pairs
         self._folded = None
         if labels is not None:
-            self._folded = labelled_values if labelled_values is not None else binned.with_labels(labels, self._n_classes)
+            self._folded = labelled_values
+            if labelled_values is None:
+                self._folded = binned.with_labels(labels, self._n_classes)
         if base is None:
             fixed, radices, names = self._label_variables()
+            folded = self._folded if names else None
             base = candidate_interactions(
-                binned, fixed, radices, self._candidates, names=names, cache=self._entropies, folded=self._folded if names else None
+                binned, fixed, radices, self._candidates, names=names, cache=self._entropies, folded=folded
             )
         self._base = np.asarray(base, dtype=np.float64)
         self._selected: list[int] = []
