@@ -69,6 +69,7 @@ def check_matrix(X, *, name: str = "X", nonnegative: bool = True, sparse_format:
         if not X.has_sorted_indices:
             X = X.sorted_indices()
         if X.has_canonical_format is False:
+            X = X.copy()  # summing duplicates in place would change the caller's matrix
             X.sum_duplicates()
     else:
         try:
@@ -172,7 +173,7 @@ def check_discrete_matrix(X, *, name: str = "X"):
                 "bins must be integers in 0..255. Pass n_bins=5 to discretize it instead."
             )
     if sp.issparse(X):
-        X = sp.csc_matrix((values.astype(np.uint8), X.indices, X.indptr), shape=X.shape)
+        X = sp.csc_matrix((values.astype(np.uint8), X.indices.copy(), X.indptr.copy()), shape=X.shape)
         X.eliminate_zeros()
         return X
     return np.ascontiguousarray(X, dtype=np.uint8)

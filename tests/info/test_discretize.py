@@ -95,3 +95,39 @@ def test_bad_input(X, message):
 def test_bad_n_bins(n_bins):
     with pytest.raises(ParameterError, match="n_bins"):
         discretize(np.ones((3, 3)), n_bins=n_bins)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**31), st.sampled_from([0.5, 3.0, 40.0, 5000.0]), st.sampled_from([0.02, 0.2, 0.9]))
+def test_integer_counts_are_counted_not_sorted_with_the_same_bins(seed, mean, density):
+    # integer columns take the counting path; wide ranges and fractions take the sorting path
+    rng = np.random.default_rng(seed)
+    X = rng.poisson(mean, size=(300, 4)).astype(np.float32) * (rng.random((300, 4)) < density)
+    X[:, 3] += rng.random(300) < 0.01  # still integers
+    expected = reference.discretize(X, 5)
+    np.testing.assert_array_equal(discretize(sp.csr_matrix(X), 5).toarray(), expected)
+    with_stored_zeros = sp.csc_matrix(X)
+    with_stored_zeros.data[::7] = 0.0  # explicit zeros are zeros
+    np.testing.assert_array_equal(
+        discretize(with_stored_zeros, 5).toarray(), reference.discretize(with_stored_zeros.toarray(), 5)
+    )
+
+
+def test_the_callers_matrix_is_never_modified():
+    rng = np.random.default_rng(1)
+    X = (rng.poisson(1.0, size=(50, 6)) * (rng.random((50, 6)) < 0.5)).astype(np.float32)
+    for matrix in (sp.csc_matrix(X), sp.csr_matrix(X)):
+        matrix.data[::5] = 0.0  # explicit zeros
+        before = (matrix.data.copy(), matrix.indices.copy(), matrix.indptr.copy())
+        discretize(matrix, 5)
+        from paucity.markers import InfoSelector
+
+        InfoSelector(method="cife", n_features=2).fit(matrix, np.arange(50) % 3)
+        binned = discretize(matrix, 5)
+        binned.data[::3] = 0  # a pre-binned matrix with explicit zeros
+        binned_before = (binned.data.copy(), binned.indices.copy(), binned.indptr.copy())
+        InfoSelector(method="jmi", n_features=2, n_bins=None).fit(binned, np.arange(50) % 3)
+        for got, expected in zip((matrix.data, matrix.indices, matrix.indptr), before):
+            np.testing.assert_array_equal(got, expected)
+        for got, expected in zip((binned.data, binned.indices, binned.indptr), binned_before):
+            np.testing.assert_array_equal(got, expected)

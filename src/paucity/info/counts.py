@@ -51,7 +51,9 @@ class BinnedMatrix:
         if not sp.issparse(Xd):
             Xd = sp.csc_matrix(Xd)
         Xd = Xd.tocsc()
-        Xd.eliminate_zeros()
+        if Xd.nnz and not Xd.data.all():  # explicit zeros: drop them from a copy, not the caller's matrix
+            Xd = Xd.copy()
+            Xd.eliminate_zeros()
         data = Xd.data.astype(np.uint8, copy=False)
         n_bins = int(data.max()) + 1 if data.size else 1
         n_samples, n_features = Xd.shape
