@@ -173,7 +173,11 @@ def check_discrete_matrix(X, *, name: str = "X"):
                 "bins must be integers in 0..255. Pass n_bins=5 to discretize it instead."
             )
     if sp.issparse(X):
-        X = sp.csc_matrix((values.astype(np.uint8), X.indices.copy(), X.indptr.copy()), shape=X.shape)
+        values = values.astype(np.uint8, copy=False)
+        if values.all():
+            return sp.csc_matrix((values, X.indices, X.indptr), shape=X.shape)
+        # fresh index arrays: dropping zeros must not touch the caller's matrix
+        X = sp.csc_matrix((values.copy(), X.indices.copy(), X.indptr.copy()), shape=X.shape)
         X.eliminate_zeros()
         return X
     return np.ascontiguousarray(X, dtype=np.uint8)

@@ -333,27 +333,35 @@ def column_tables(indptr, labelled, n_classes, base, out):
 
 
 @numba.njit(parallel=True, cache=True)
-def pair_tables(indptr_r, indices_r, data_r, rows, row_bins, row_codes, n_features, n_bins, n_codes, out):
+def pair_tables(indptr_r, cells_r, rows, row_bins, row_codes, slab, n_codes, out):
     """Joint counts of every column with a new feature s, over the rows where s is non-zero.
 
-    ``rows`` are those rows (ascending), ``row_bins`` the bin a >= 1 of s and
-    ``row_codes`` the code (e.g. the label) of each. The CSR arrays give each
-    row's stored bins. ``out[chunk]`` is laid out as slabs (a - 1, code), each
-    holding n_features x n_bins counts, so that the stored values of one row
-    are added in ascending column order within one slab; every chunk of rows
-    has its own copy (summed by the reader).
+    ``rows`` are those rows, ``row_bins`` the bin a >= 1 of s and
+    ``row_codes`` the code (e.g. the label) of each. ``cells_r`` holds, row
+    by row (CSR order), the cell ``column * n_bins + bin`` of each stored
+    value. ``out[chunk]`` is laid out as slabs (a - 1, code) of ``slab`` =
+    n_features x n_bins counts, so that the stored values of one row are
+    added in ascending column order within one slab; every chunk of rows has
+    its own copy (summed by the reader).
     """
     n_chunks = out.shape[0]
     n_rows = rows.shape[0]
-    slab = n_features * n_bins
     for chunk in numba.prange(n_chunks):
         lo = chunk * n_rows // n_chunks
         hi = (chunk + 1) * n_rows // n_chunks
+        table = out[chunk]
         for i in range(lo, hi):
             r = rows[i]
             offset = ((row_bins[i] - 1) * n_codes + row_codes[i]) * slab
             for s in range(indptr_r[r], indptr_r[r + 1]):
-                out[chunk, offset + indices_r[s] * n_bins + data_r[s]] += 1
+                table[offset + cells_r[s]] += 1
+
+
+@numba.njit(parallel=True, cache=True)
+def cell_indices(indices, data, n_bins, out):
+    """``out[s] = indices[s] * n_bins + data[s]``: the (column, bin) cell of each stored value."""
+    for s in numba.prange(data.shape[0]):
+        out[s] = indices[s] * n_bins + data[s]
 
 
 @numba.njit(parallel=True, cache=True)

@@ -261,8 +261,9 @@ class PairCounter:
     labelled_values : numpy.ndarray, optional
         ``binned.with_labels(labels, n_classes)`` if already computed.
     row_major : tuple of numpy.ndarray, optional
-        The ``row_major`` of another PairCounter on the same matrix, to share
-        the row-major copy (binary mode builds one counter per class).
+        The ``row_major`` of another PairCounter on the same matrix (row
+        pointers, and the (column, bin) cell of each stored value in row
+        order), to share it: binary mode builds one counter per class.
     """
 
     def __init__(self, binned: BinnedMatrix, labels=None, n_classes: int = 1, labelled_values=None, row_major=None):
@@ -274,9 +275,11 @@ class PairCounter:
                 (binned.data, binned.indices, binned.indptr), shape=(binned.n_samples, binned.n_features)
             )
             csr = to_csr(csc)
-            row_major = (csr.indptr.astype(np.int64, copy=False), csr.indices.astype(np.int32, copy=False), csr.data)
+            cells = np.empty(csr.nnz, dtype=np.int64 if binned.n_features * binned.n_bins >= 2**31 else np.int32)
+            _kernels.cell_indices(csr.indices, csr.data, binned.n_bins, cells)
+            row_major = (csr.indptr.astype(np.int64, copy=False), cells)
         self.row_major = row_major
-        self.indptr_r, self.indices_r, self.data_r = row_major
+        self.indptr_r, self.cells_r = row_major
         if labels is not None:
             folded = labelled_values if labelled_values is not None else binned.with_labels(labels, n_classes)
         else:
@@ -310,8 +313,7 @@ class PairCounter:
         np.add.at(count_s, (row_bins.astype(np.int64), row_codes), 1)
         pairs = np.zeros((self.n_chunks, (n_bins - 1) * self.n_codes * binned.n_features * n_bins), dtype=np.int32)
         _kernels.pair_tables(
-            self.indptr_r, self.indices_r, self.data_r, rows, row_bins, row_codes,
-            binned.n_features, n_bins, self.n_codes, pairs,
+            self.indptr_r, self.cells_r, rows, row_bins, row_codes, binned.n_features * n_bins, self.n_codes, pairs
         )
         out = np.empty((columns.shape[0], 2), dtype=np.float64)
         _kernels.pair_entropies(

@@ -61,6 +61,8 @@ def discretize_validated(X, n_bins: int):
         out = np.empty(X.data.shape[0], dtype=np.uint8)
         indptr = X.indptr.astype(np.int64, copy=False)
         _kernels.discretize_csc(n_rows, indptr, X.data, n_bins, out)
+        if out.all():
+            return sp.csc_matrix((out, X.indices, X.indptr), shape=X.shape)
         # fresh index arrays: dropping bin-0 entries must not touch the caller's matrix
         binned = sp.csc_matrix((out, X.indices.copy(), X.indptr.copy()), shape=X.shape)
         binned.eliminate_zeros()
