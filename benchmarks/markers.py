@@ -267,8 +267,12 @@ def run_anchor(anchor_python: str, path: Path, methods, n_features: int) -> dict
 
 
 def benchmark_sizes(sizes, methods, n_features: int, anchor_python: str | None) -> str:
-    print("warming paucity ...", flush=True)
+    print("warming paucity (and scanpy) ...", flush=True)
     warm_paucity(methods)
+    from paucity.datasets import make_scrna_counts
+
+    tiny = make_scrna_counts(n_cells=300, n_genes=60, n_types=3, n_markers=9, random_state=1)
+    time_scanpy_ttest(tiny.X, tiny.labels)
     rows = []
     anchor_versions = None
     notes = []
@@ -346,7 +350,8 @@ def benchmark_sizes(sizes, methods, n_features: int, anchor_python: str | None) 
         table += (
             "\n\nFor scale, scanpy's differential-expression ranking of the same cells "
             "(`sc.tl.rank_genes_groups(adata, 'cell_type', method='t-test')` after `normalize_total` and `log1p`, "
-            "which are not timed), beside paucity end to end:\n\n"
+            "which are not timed), beside paucity end to end. These are warm calls: scanpy's first call in a "
+            "process also compiles its kernels and takes several times longer.\n\n"
             "| size (cells × genes) | scanpy t-test (s) | "
             + " | ".join(f"paucity {m} end-to-end (s)" for m in methods)
             + " |\n| --- | ---: |"

@@ -275,7 +275,10 @@ class PairCounter:
                 (binned.data, binned.indices, binned.indptr), shape=(binned.n_samples, binned.n_features)
             )
             csr = to_csr(csc)
-            cells = np.empty(csr.nnz, dtype=np.int64 if binned.n_features * binned.n_bins >= 2**31 else np.int32)
+            # the pass is bound by memory traffic: the narrowest type that holds every cell
+            n_cells = binned.n_features * binned.n_bins
+            cell_type = np.uint16 if n_cells <= 2**16 else np.int32 if n_cells < 2**31 else np.int64
+            cells = np.empty(csr.nnz, dtype=cell_type)
             _kernels.cell_indices(csr.indices, csr.data, binned.n_bins, cells)
             row_major = (csr.indptr.astype(np.int64, copy=False), cells)
         self.row_major = row_major
