@@ -28,26 +28,61 @@ def xlogx_table(n_samples: int) -> np.ndarray:
 
 
 @numba.njit(cache=True, inline="always")
-def _virtual_value(stored, n_zeros, k):
-    """Value at position k of a sorted column made of n_zeros zeros then ``stored``."""
+def _value_at(stored, n_zeros, cumulative, k):
+    """Value at position k of a sorted column.
+
+    The column is either ``n_zeros`` zeros followed by ``stored`` (ascending),
+    or, when ``cumulative`` is not empty, the integers whose running counts it
+    holds (``cumulative[v]`` values are <= v).
+    """
+    if cumulative.shape[0] > 0:
+        left = 0
+        right = cumulative.shape[0] - 1
+        while left < right:
+            mid = (left + right) // 2
+            if cumulative[mid] > k:
+                right = mid
+            else:
+                left = mid + 1
+        return float(left)
     if k < n_zeros:
         return 0.0
     return stored[k - n_zeros]
 
 
+@numba.njit(cache=True, inline="always")
+def _count_at_most(stored, n_zeros, cumulative, lo, edge):
+    """Number of values <= edge (>= 0) in the same column, knowing the first lo are."""
+    if cumulative.shape[0] > 0:
+        below = int(np.floor(edge))
+        top = cumulative.shape[0] - 1
+        return cumulative[below if below < top else top]
+    left = lo - n_zeros if lo > n_zeros else 0  # zeros are <= any edge here
+    right = stored.shape[0]
+    while left < right:
+        mid = (left + right) // 2
+        if stored[mid] <= edge:
+            left = mid + 1
+        else:
+            right = mid
+    return n_zeros + left
+
+
 @numba.njit(cache=True)
-def column_edges(stored, n_zeros, n_bins, edges):
+def _recursive_edges(stored, n_zeros, cumulative, n_bins, edges):
     """Recursive-quantile bin edges of one column (seed 000, Algorithm 2).
 
-    The column is ``n_zeros`` zeros followed by ``stored`` (ascending,
-    non-negative when n_zeros > 0); the zeros are never materialized. At each
-    level the edge is numpy.quantile(remaining, 1/levels_left) by numpy's
-    default linear method (including its symmetric form for gamma >= 0.5),
-    in float64; the remaining values are those above the edge. The last
-    level's edge is the maximum. Stops early when no value remains. Writes
-    the edges into ``edges`` and returns how many there are.
+    The column is given as in ``_value_at``; zeros are never materialized.
+    At each level the edge is numpy.quantile(remaining, 1/levels_left) by
+    numpy's default linear method (including its symmetric form for
+    gamma >= 0.5), in float64; the remaining values are those above the
+    edge. The last level's edge is the maximum. Stops early when no value
+    remains. Writes the edges into ``edges`` and returns how many there are.
     """
-    n = n_zeros + stored.shape[0]
+    if cumulative.shape[0] > 0:
+        n = cumulative[cumulative.shape[0] - 1]
+    else:
+        n = n_zeros + stored.shape[0]
     lo = 0
     n_edges = 0
     for level in range(n_bins):
@@ -56,7 +91,7 @@ def column_edges(stored, n_zeros, n_bins, edges):
             break
         remaining = n_bins - level
         if remaining <= 1:
-            edge = _virtual_value(stored, n_zeros, n - 1)
+            edge = _value_at(stored, n_zeros, cumulative, n - 1)
         else:
             virtual = (count - 1) * (1.0 / remaining)
             below = np.floor(virtual)
@@ -65,8 +100,8 @@ def column_edges(stored, n_zeros, n_bins, edges):
             j = i + 1
             if j > n - 1:
                 j = n - 1
-            a = _virtual_value(stored, n_zeros, i)
-            b = _virtual_value(stored, n_zeros, j)
+            a = _value_at(stored, n_zeros, cumulative, i)
+            b = _value_at(stored, n_zeros, cumulative, j)
             diff = b - a
             if gamma >= 0.5:
                 edge = b - diff * (1.0 - gamma)
@@ -74,17 +109,24 @@ def column_edges(stored, n_zeros, n_bins, edges):
                 edge = a + diff * gamma
         edges[n_edges] = edge
         n_edges += 1
-        # lo <- first position whose value is > edge (zeros are <= any edge here)
-        left = lo - n_zeros if lo > n_zeros else 0
-        right = stored.shape[0]
-        while left < right:
-            mid = (left + right) // 2
-            if stored[mid] <= edge:
-                left = mid + 1
-            else:
-                right = mid
-        lo = n_zeros + left
+        lo = _count_at_most(stored, n_zeros, cumulative, lo, edge)
     return n_edges
+
+
+@numba.njit(cache=True)
+def column_edges(stored, n_zeros, n_bins, edges):
+    """Edges of a column of ``n_zeros`` zeros then ``stored`` (ascending; non-negative if n_zeros > 0)."""
+    return _recursive_edges(stored, n_zeros, np.empty(0, np.int64), n_bins, edges)
+
+
+@numba.njit(cache=True)
+def column_edges_from_counts(cumulative, n_bins, edges):
+    """Edges of an integer column given by running counts (``cumulative[v]`` values are <= v).
+
+    Same arithmetic as on the sorted column, so the edges are equal to the
+    bit; only the sort is replaced by counting.
+    """
+    return _recursive_edges(np.empty(0, np.float64), 0, cumulative, n_bins, edges)
 
 
 @numba.njit(cache=True, inline="always")
@@ -105,61 +147,6 @@ def _small_integer_top(col):
         if v > top:
             top = v
     return int(top)
-
-
-@numba.njit(cache=True, inline="always")
-def _value_at(cumulative, k):
-    """Value at position k of the sorted column whose value counts have this running sum."""
-    left = 0
-    right = cumulative.shape[0] - 1
-    while left < right:
-        mid = (left + right) // 2
-        if cumulative[mid] > k:
-            right = mid
-        else:
-            left = mid + 1
-    return float(left)
-
-
-@numba.njit(cache=True)
-def column_edges_from_counts(cumulative, n_bins, edges):
-    """``column_edges`` for an integer column given as the running sum of its value counts.
-
-    ``cumulative[v]`` is the number of values <= v (zeros included). The
-    quantile arithmetic is the same as on the sorted column, so the edges are
-    equal to the bit; only the sort is replaced by counting.
-    """
-    n = cumulative[cumulative.shape[0] - 1]
-    top = cumulative.shape[0] - 1
-    lo = 0
-    n_edges = 0
-    for level in range(n_bins):
-        count = n - lo
-        if count <= 0:
-            break
-        remaining = n_bins - level
-        if remaining <= 1:
-            edge = _value_at(cumulative, n - 1)
-        else:
-            virtual = (count - 1) * (1.0 / remaining)
-            below = np.floor(virtual)
-            gamma = virtual - below
-            i = lo + int(below)
-            j = i + 1
-            if j > n - 1:
-                j = n - 1
-            a = _value_at(cumulative, i)
-            b = _value_at(cumulative, j)
-            diff = b - a
-            if gamma >= 0.5:
-                edge = b - diff * (1.0 - gamma)
-            else:
-                edge = a + diff * gamma
-        edges[n_edges] = edge
-        n_edges += 1
-        below_edge = int(np.floor(edge))
-        lo = cumulative[below_edge if below_edge < top else top]
-    return n_edges
 
 
 @numba.njit(parallel=True, cache=True)
