@@ -25,3 +25,16 @@ def test_pair_counts_equal_full_counts_to_the_bit(seed, with_labels):
         np.testing.assert_array_equal(pair, expected[frozenset({feature})])
         if with_labels:
             np.testing.assert_array_equal(pair_with_labels, expected[frozenset({feature, "y"})])
+
+
+def test_slabs_too_large_for_16_bit_counters():
+    # 70,000 rows share one (bin of s, label) slab: the counters must widen, not wrap
+    rng = np.random.default_rng(0)
+    n = 70_000
+    X = np.column_stack([np.ones(n), rng.integers(0, 4, n), rng.integers(0, 2, n)]).astype(np.uint8)
+    binned = BinnedMatrix.from_binned(X)
+    columns = np.arange(3)
+    pair, _ = PairCounter(binned).entropies(0, columns)
+    expected = {}
+    candidate_interactions(binned, [binned.column(0)], [binned.n_bins], columns, names=[0], cache=expected)
+    np.testing.assert_array_equal(pair, expected[frozenset({0})])

@@ -314,7 +314,10 @@ class PairCounter:
         rows, row_bins, row_codes = rows[order], row_bins[order], row_codes[order]
         count_s = np.zeros((n_bins, self.n_codes), dtype=np.int64)
         np.add.at(count_s, (row_bins.astype(np.int64), row_codes), 1)
-        pairs = np.zeros((self.n_chunks, (n_bins - 1) * self.n_codes * binned.n_features * n_bins), dtype=np.int32)
+        # a cell counts rows of one slab (bin of s, label): 16 bits hold it when no slab is larger,
+        # and halve the tables the pass scatters into
+        counter_type = np.uint16 if count_s[1:].max(initial=0) < 2**16 else np.int32
+        pairs = np.zeros((self.n_chunks, (n_bins - 1) * self.n_codes * binned.n_features * n_bins), dtype=counter_type)
         _kernels.pair_tables(
             self.indptr_r, self.cells_r, rows, row_bins, row_codes, binned.n_features * n_bins, self.n_codes, pairs
         )
