@@ -226,3 +226,22 @@ def test_prediscretized_values_must_fit_in_a_byte():
     X = np.full((10, 3), 300.0)
     with pytest.raises(InputError, match="largest value is 300"):
         InfoSelector(n_features=1, n_bins=None).fit(X, np.arange(10) % 2)
+
+
+def test_result_does_not_depend_on_the_number_of_threads():
+    import numba
+
+    X, y = random_problem(m=40, seed=9)
+    runs = [InfoSelector(method=m, n_features=6, mode=mode, n_jobs=n).fit(X, y) for n in (1, 2, None)
+            for m, mode in (("cife", "multiclass"), ("jmi", "binary"))]
+    for first, other in zip(runs[:2], runs[2:4]):
+        np.testing.assert_array_equal(first.selected_, other.selected_)
+        np.testing.assert_array_equal(first.scores_, other.scores_)
+    assert numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS  # restored
+
+
+@pytest.mark.parametrize("n_jobs", [0, -2, 1.5, "all"])
+def test_bad_n_jobs(n_jobs):
+    X, y = random_problem(m=5)
+    with pytest.raises(ParameterError, match="n_jobs"):
+        InfoSelector(n_features=2, n_jobs=n_jobs).fit(X, y)

@@ -23,6 +23,7 @@ def markers(
     n_bins: int = typer.Option(5, "--n-bins", help="Bins of the recursive-quantile discretization."),
     prefilter: int = typer.Option(5000, "--prefilter", help="Bivariate methods choose among this many top-MIM genes."),
     degree: int = typer.Option(2, "--degree", help="K for --method degree."),
+    n_jobs: Optional[int] = typer.Option(None, "--n-jobs", help="Threads for the counting kernels (default: all cores)."),
     out: Path = typer.Option(Path("markers.csv"), "--out", "-o", help="Where to write the table of markers (CSV)."),
 ) -> None:
     """Select marker genes that together explain the cell labels."""
@@ -46,6 +47,7 @@ def markers(
             n_bins=n_bins,
             prefilter=prefilter,
             degree=degree,
+            n_jobs=n_jobs,
             layer=layer,
             use_raw=use_raw,
             progress=True,

@@ -43,6 +43,7 @@ def select(
     use_raw: bool | None = None,
     key_added: str = "paucity_markers",
     copy: bool = False,
+    n_jobs: int | None = None,
     progress: bool = False,
 ):
     """Select marker genes of the groups in ``adata.obs[groupby]``.
@@ -56,7 +57,7 @@ def select(
     groupby : str or None
         Column of ``adata.obs`` with the cell labels; None for the
         unsupervised methods.
-    method, n_features, mode, n_bins, prefilter, beta, degree, progress
+    method, n_features, mode, n_bins, prefilter, beta, degree, n_jobs, progress
         As in :class:`paucity.markers.InfoSelector`.
     layer : str, optional
     use_raw : bool, optional
@@ -108,6 +109,7 @@ def select(
         prefilter=prefilter,
         beta=beta,
         degree=degree,
+        n_jobs=n_jobs,
         progress=progress,
     )
     selector.fit(X, None if labels is None else labels.to_numpy())

@@ -10,6 +10,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._errors import ParameterError
+from .._parallel import kernel_threads
 from .._validation import check_choice, check_discrete_matrix, check_labels, check_matrix, check_positive_int
 from ..info.counts import BinnedMatrix
 from ..info.discretize import discretize_validated
@@ -41,6 +42,9 @@ class InfoSelector(SelectorMixin, BaseEstimator):
         Redundancy weight of "mifs".
     degree : int, default=2
         K of the "degree" objective (1 is MIM, 2 is CIFE).
+    n_jobs : int or None, default=None
+        Threads for the counting kernels (None or -1: all cores). The
+        selection does not depend on it.
     progress : bool, default=False
         Show a progress bar over the greedy steps.
 
@@ -93,6 +97,7 @@ class InfoSelector(SelectorMixin, BaseEstimator):
         prefilter: int | None = 5000,
         beta: float = 1.0,
         degree: int = 2,
+        n_jobs: int | None = None,
         progress: bool = False,
     ):
         self.method = method
@@ -102,6 +107,7 @@ class InfoSelector(SelectorMixin, BaseEstimator):
         self.prefilter = prefilter
         self.beta = beta
         self.degree = degree
+        self.n_jobs = n_jobs
         self.progress = progress
 
     def __sklearn_tags__(self):
@@ -160,20 +166,21 @@ class InfoSelector(SelectorMixin, BaseEstimator):
             self.classes_ = classes
         self._check_counts(n_features, n_columns, objective, mode, prefilter, labels)
 
-        if self.n_bins is not None:
-            X = discretize_validated(X, n_bins)
-        binned = BinnedMatrix.from_binned(X)
-        if labels is not None and keep is not None:
-            binned = binned.restrict_rows(keep)
-        selection = select_features(
-            binned,
-            objective,
-            labels,
-            n_features=n_features,
-            mode=mode,
-            prefilter=prefilter,
-            progress=self.progress,
-        )
+        with kernel_threads(self.n_jobs):
+            if self.n_bins is not None:
+                X = discretize_validated(X, n_bins)
+            binned = BinnedMatrix.from_binned(X)
+            if labels is not None and keep is not None:
+                binned = binned.restrict_rows(keep)
+            selection = select_features(
+                binned,
+                objective,
+                labels,
+                n_features=n_features,
+                mode=mode,
+                prefilter=prefilter,
+                progress=self.progress,
+            )
         self.selected_ = selection.selected
         self.scores_ = selection.scores
         self.n_candidates_ = selection.n_candidates
