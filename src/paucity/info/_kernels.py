@@ -28,12 +28,12 @@ def xlogx_table(n_samples: int) -> np.ndarray:
 
 
 @numba.njit(cache=True, inline="always")
-def _value_at(stored, n_zeros, cumulative, k):
+def _value_at(stored, n_zeros, values, cumulative, k):
     """Value at position k of a sorted column.
 
     The column is either ``n_zeros`` zeros followed by ``stored`` (ascending),
-    or, when ``cumulative`` is not empty, the integers whose running counts it
-    holds (``cumulative[v]`` values are <= v).
+    or, when ``cumulative`` is not empty, its distinct ``values`` (ascending)
+    with running counts (``cumulative[i]`` values are <= ``values[i]``).
     """
     if cumulative.shape[0] > 0:
         left = 0
@@ -44,19 +44,25 @@ def _value_at(stored, n_zeros, cumulative, k):
                 right = mid
             else:
                 left = mid + 1
-        return float(left)
+        return values[left]
     if k < n_zeros:
         return 0.0
     return stored[k - n_zeros]
 
 
 @numba.njit(cache=True, inline="always")
-def _count_at_most(stored, n_zeros, cumulative, lo, edge):
+def _count_at_most(stored, n_zeros, values, cumulative, lo, edge):
     """Number of values <= edge (>= 0) in the same column, knowing the first lo are."""
     if cumulative.shape[0] > 0:
-        below = int(np.floor(edge))
-        top = cumulative.shape[0] - 1
-        return cumulative[below if below < top else top]
+        left = 0
+        right = values.shape[0]
+        while left < right:
+            mid = (left + right) // 2
+            if values[mid] <= edge:
+                left = mid + 1
+            else:
+                right = mid
+        return cumulative[left - 1] if left > 0 else 0
     left = lo - n_zeros if lo > n_zeros else 0  # zeros are <= any edge here
     right = stored.shape[0]
     while left < right:
@@ -69,7 +75,7 @@ def _count_at_most(stored, n_zeros, cumulative, lo, edge):
 
 
 @numba.njit(cache=True)
-def _recursive_edges(stored, n_zeros, cumulative, n_bins, edges):
+def _recursive_edges(stored, n_zeros, values, cumulative, n_bins, edges):
     """Recursive-quantile bin edges of one column (seed 000, Algorithm 2).
 
     The column is given as in ``_value_at``; zeros are never materialized.
@@ -91,7 +97,7 @@ def _recursive_edges(stored, n_zeros, cumulative, n_bins, edges):
             break
         remaining = n_bins - level
         if remaining <= 1:
-            edge = _value_at(stored, n_zeros, cumulative, n - 1)
+            edge = _value_at(stored, n_zeros, values, cumulative, n - 1)
         else:
             virtual = (count - 1) * (1.0 / remaining)
             below = np.floor(virtual)
@@ -100,8 +106,8 @@ def _recursive_edges(stored, n_zeros, cumulative, n_bins, edges):
             j = i + 1
             if j > n - 1:
                 j = n - 1
-            a = _value_at(stored, n_zeros, cumulative, i)
-            b = _value_at(stored, n_zeros, cumulative, j)
+            a = _value_at(stored, n_zeros, values, cumulative, i)
+            b = _value_at(stored, n_zeros, values, cumulative, j)
             diff = b - a
             if gamma >= 0.5:
                 edge = b - diff * (1.0 - gamma)
@@ -109,24 +115,24 @@ def _recursive_edges(stored, n_zeros, cumulative, n_bins, edges):
                 edge = a + diff * gamma
         edges[n_edges] = edge
         n_edges += 1
-        lo = _count_at_most(stored, n_zeros, cumulative, lo, edge)
+        lo = _count_at_most(stored, n_zeros, values, cumulative, lo, edge)
     return n_edges
 
 
 @numba.njit(cache=True)
 def column_edges(stored, n_zeros, n_bins, edges):
     """Edges of a column of ``n_zeros`` zeros then ``stored`` (ascending; non-negative if n_zeros > 0)."""
-    return _recursive_edges(stored, n_zeros, np.empty(0, np.int64), n_bins, edges)
+    return _recursive_edges(stored, n_zeros, np.empty(0, np.float64), np.empty(0, np.int64), n_bins, edges)
 
 
 @numba.njit(cache=True)
-def column_edges_from_counts(cumulative, n_bins, edges):
-    """Edges of an integer column given by running counts (``cumulative[v]`` values are <= v).
+def column_edges_from_counts(values, cumulative, n_bins, edges):
+    """Edges of a column given by its distinct values (ascending) and their running counts.
 
     Same arithmetic as on the sorted column, so the edges are equal to the
-    bit; only the sort is replaced by counting.
+    bit; only the sort is replaced by counting (or by merging counts).
     """
-    return _recursive_edges(np.empty(0, np.float64), 0, cumulative, n_bins, edges)
+    return _recursive_edges(np.empty(0, np.float64), 0, values, cumulative, n_bins, edges)
 
 
 @numba.njit(cache=True, inline="always")
@@ -175,7 +181,7 @@ def discretize_csc(n_rows, indptr, data, n_bins, out_data):
                 cumulative[int(col[s])] += 1
             for v in range(1, top + 1):
                 cumulative[v] += cumulative[v - 1]
-            n_edges = column_edges_from_counts(cumulative, n_bins, edges)
+            n_edges = column_edges_from_counts(np.arange(top + 1).astype(np.float64), cumulative, n_bins, edges)
             bin_of_value = np.empty(top + 1, np.uint8)
             for v in range(top + 1):
                 bin_of_value[v] = _bin_of(float(v), edges, n_edges)
@@ -432,3 +438,152 @@ def transpose_compressed(n_minor, indptr, indices, data, n_blocks, out_indptr, o
                 out_indices[p] = i
                 out_data[p] = data[s]
                 counts[block, j] = p + 1
+
+
+# ------------------------------------------------------------------ row blocks
+# The kernels below work on one block of rows at a time, so that counts over
+# all cells are sums of per-block results (the distributed path).
+
+
+@numba.njit(parallel=True, cache=True)
+def distinct_value_counts(indptr, data, n_distinct):
+    """Per column of a CSC block: the number of distinct stored values (into ``n_distinct``)."""
+    n_cols = indptr.shape[0] - 1
+    for j in numba.prange(n_cols):
+        start = indptr[j]
+        stop = indptr[j + 1]
+        if stop == start:
+            n_distinct[j] = 0
+            continue
+        col = np.sort(data[start:stop].astype(np.float64))
+        count = 1
+        for s in range(1, col.shape[0]):
+            if col[s] != col[s - 1]:
+                count += 1
+        n_distinct[j] = count
+
+
+@numba.njit(parallel=True, cache=True)
+def fill_value_counts(indptr, data, offsets, values, counts):
+    """Per column of a CSC block: its distinct stored values (ascending) and how often each occurs."""
+    n_cols = indptr.shape[0] - 1
+    for j in numba.prange(n_cols):
+        start = indptr[j]
+        stop = indptr[j + 1]
+        if stop == start:
+            continue
+        col = np.sort(data[start:stop].astype(np.float64))
+        t = offsets[j]
+        values[t] = col[0]
+        counts[t] = 1
+        for s in range(1, col.shape[0]):
+            if col[s] != col[s - 1]:
+                t += 1
+                values[t] = col[s]
+                counts[t] = 1
+            else:
+                counts[t] += 1
+
+
+@numba.njit(parallel=True, cache=True)
+def edges_from_value_counts(offsets, values, counts, n_rows, n_bins, edges, n_edges):
+    """Recursive-quantile edges of every column from its merged (value, count) list.
+
+    ``values[offsets[j]:offsets[j+1]]`` are column j's distinct stored values
+    (ascending, non-negative) over all blocks and ``counts`` their
+    multiplicities; the rows without a stored value are zeros. The edges equal
+    those of the in-memory ``discretize_csc`` to the bit.
+    """
+    n_cols = offsets.shape[0] - 1
+    for j in numba.prange(n_cols):
+        start = offsets[j]
+        stop = offsets[j + 1]
+        if stop == start:
+            n_edges[j] = 0
+            continue
+        stored = 0
+        for t in range(start, stop):
+            stored += counts[t]
+        first = 1 if values[start] == 0.0 else 0  # stored zeros join the implicit ones
+        size = stop - start - first + 1
+        column_values = np.empty(size, np.float64)
+        cumulative = np.empty(size, np.int64)
+        column_values[0] = 0.0
+        cumulative[0] = n_rows - stored + (counts[start] if first == 1 else 0)
+        for t in range(start + first, stop):
+            i = t - start - first + 1
+            column_values[i] = values[t]
+            cumulative[i] = cumulative[i - 1] + counts[t]
+        n_edges[j] = column_edges_from_counts(column_values, cumulative, n_bins, edges[j])
+
+
+@numba.njit(cache=True)
+def bin_rows(indptr, indices, data, edges, n_edges, n_bins, out_indptr, out_cells):
+    """Bin a CSR block with given per-column edges; keep the non-zero bins as cells.
+
+    Writes, row by row, ``column * n_bins + bin`` of every stored value whose
+    bin is not 0, and the row pointers of that output. Returns how many cells
+    were written. ``out_cells`` must hold at least as many entries as ``data``.
+    """
+    n_rows = indptr.shape[0] - 1
+    t = 0
+    out_indptr[0] = 0
+    for r in range(n_rows):
+        for s in range(indptr[r], indptr[r + 1]):
+            j = indices[s]
+            b = _bin_of(float(data[s]), edges[j], n_edges[j]) if n_edges[j] > 0 else 0
+            if b > 0:
+                out_cells[t] = j * n_bins + b
+                t += 1
+        out_indptr[r + 1] = t
+    return t
+
+
+@numba.njit(cache=True)
+def row_reference_tables(indptr, cells, labels, n_bins, n_codes, out):
+    """``out[j, b * n_codes + l] +=`` rows of label l with x_j = b >= 1, from a block of cells."""
+    n_rows = indptr.shape[0] - 1
+    for r in range(n_rows):
+        label = labels[r]
+        for s in range(indptr[r], indptr[r + 1]):
+            cell = cells[s]
+            j = cell // n_bins
+            b = cell - j * n_bins
+            out[j, b * n_codes + label] += 1
+
+
+@numba.njit(cache=True)
+def bins_of_feature(indptr, cells, feature, n_bins, out):
+    """The bin of one feature in every row of a block of cells (0 where not stored)."""
+    n_rows = indptr.shape[0] - 1
+    low = feature * n_bins
+    for r in range(n_rows):
+        left = indptr[r]
+        right = indptr[r + 1]
+        while left < right:
+            mid = (left + right) // 2
+            if cells[mid] < low:
+                left = mid + 1
+            else:
+                right = mid
+        if left < indptr[r + 1] and cells[left] < low + n_bins:
+            out[r] = cells[left] - low
+        else:
+            out[r] = 0
+
+
+@numba.njit(parallel=True, cache=True)
+def table_entropies(reference, n_bins, n_codes, xlogx, n_samples, out):
+    """H(x_j) and H(x_j, code) from complete tables ``reference[j, b * n_codes + code]``."""
+    for j in numba.prange(reference.shape[0]):
+        acc_joint = 0
+        acc_alone = 0
+        for b in range(n_bins):
+            cell = 0
+            for code in range(n_codes):
+                value = reference[j, b * n_codes + code]
+                cell += value
+                acc_joint += xlogx[value]
+            acc_alone += xlogx[cell]
+        out[j, 0] = ((xlogx[n_samples] - acc_alone) / FIXED_SCALE) / n_samples
+        out[j, 1] = ((xlogx[n_samples] - acc_joint) / FIXED_SCALE) / n_samples

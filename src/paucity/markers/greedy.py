@@ -63,17 +63,26 @@ def prefilter_candidates(univariate: np.ndarray, prefilter: int) -> np.ndarray:
 
 
 def _greedy(binned, objective, labels, n_classes, n_features, prefilter, bar, row_major=None):
-    counted: dict = {}
-    labelled = binned.with_labels(labels, n_classes) if labels is not None else None
-    univariate = univariate_scores(binned, labels, n_classes, cache=counted, labelled_values=labelled)
+    if isinstance(binned, BinnedMatrix):
+        counted: dict = {}
+        labelled = binned.with_labels(labels, n_classes) if labels is not None else None
+        univariate = univariate_scores(binned, labels, n_classes, cache=counted, labelled_values=labelled)
+    else:  # blocks on Dask workers: the same entropies, summed from per-block tables
+        labelling = binned.labelling(labels, n_classes)
+        counted = labelling.univariate_entropies()
+        labelled = None
+        univariate = labelling.univariate_scores(counted)
     if objective.max_degree >= 1 and prefilter is not None:
         candidates = prefilter_candidates(univariate, prefilter)
     else:
         candidates = np.arange(binned.n_features, dtype=np.int64)
     entropies = {key: (value[candidates] if isinstance(value, np.ndarray) else value) for key, value in counted.items()}
     pairs = None
-    if objective.max_degree >= 1 and PairCounter.fits(binned, n_classes if labels is not None else 1):
-        pairs = PairCounter(binned, labels, n_classes, labelled_values=labelled, row_major=row_major)
+    if objective.max_degree >= 1:
+        if not isinstance(binned, BinnedMatrix):
+            pairs = labelling
+        elif PairCounter.fits(binned, n_classes if labels is not None else 1):
+            pairs = PairCounter(binned, labels, n_classes, labelled_values=labelled, row_major=row_major)
     search = Stepwise(
         binned,
         objective,
@@ -87,7 +96,7 @@ def _greedy(binned, objective, labels, n_classes, n_features, prefilter, bar, ro
     for _ in range(n_features):
         search.step()
         bar.advance()
-    row_major = pairs.row_major if pairs is not None else row_major
+    row_major = getattr(pairs, "row_major", row_major)
     return np.array(search.selected, dtype=np.int64), np.array(search.selected_scores), len(candidates), row_major
 
 

@@ -9,9 +9,16 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._errors import ParameterError
+from .._errors import InputError, ParameterError
 from .._parallel import kernel_threads
-from .._validation import check_choice, check_discrete_matrix, check_labels, check_matrix, check_positive_int
+from .._validation import (
+    check_choice,
+    check_discrete_matrix,
+    check_labels,
+    check_matrix,
+    check_positive_int,
+    is_dask_array,
+)
 from ..info.counts import BinnedMatrix
 from ..info.discretize import discretize_validated
 from .greedy import select_features
@@ -149,11 +156,16 @@ class InfoSelector(SelectorMixin, BaseEstimator):
             raise ParameterError(f"method {method!r} is unsupervised and has no binary mode; use mode='multiclass'.")
 
         names = getattr(X, "columns", None)
-        if self.n_bins is None:
+        distributed = is_dask_array(X)
+        if distributed:
+            from ..info.distributed import DistributedBins, check_degree
+
+            check_degree(objective)  # values are checked block by block as they are counted
+        elif self.n_bins is None:
             X = check_discrete_matrix(X, name="X")
         else:
             X = check_matrix(X, name="X", nonnegative=True, sparse_format="csc")
-        n_samples, n_columns = X.shape
+        n_samples, n_columns = (int(d) for d in X.shape)
         self.n_features_in_ = n_columns
         if names is not None and all(isinstance(c, str) for c in names):
             self.feature_names_in_ = np.asarray(names, dtype=object)
@@ -167,11 +179,19 @@ class InfoSelector(SelectorMixin, BaseEstimator):
         self._check_counts(n_features, n_columns, objective, mode, prefilter, labels)
 
         with kernel_threads(self.n_jobs):
-            if self.n_bins is not None:
-                X = discretize_validated(X, n_bins)
-            binned = BinnedMatrix.from_binned(X)
-            if labels is not None and keep is not None:
-                binned = binned.restrict_rows(keep)
+            if distributed:
+                if keep is not None:
+                    raise InputError(
+                        "y has missing labels; on a Dask array, drop those cells before selection "
+                        "(e.g. X[mask] with a mask of labelled cells)."
+                    )
+                binned = DistributedBins(X, self.n_bins)
+            else:
+                if self.n_bins is not None:
+                    X = discretize_validated(X, n_bins)
+                binned = BinnedMatrix.from_binned(X)
+                if labels is not None and keep is not None:
+                    binned = binned.restrict_rows(keep)
             selection = select_features(
                 binned,
                 objective,

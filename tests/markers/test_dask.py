@@ -1,0 +1,87 @@
+"""Marker selection on Dask arrays equals the in-memory run exactly."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from paucity._errors import InputError, ParameterError
+from paucity.datasets import make_scrna_counts
+from paucity.markers import InfoSelector
+
+da = pytest.importorskip("dask.array")
+
+
+@pytest.fixture(scope="module")
+def counts():
+    data = make_scrna_counts(2400, 200, n_types=4, n_markers=40, random_state=3)
+    return data.X, data.labels
+
+
+@pytest.mark.parametrize(
+    "method, mode, chunks",
+    [("cife", "multiclass", 500), ("jmi", "binary", 700), ("mim", "multiclass", 2400), ("mrmr", "multiclass", 333)],
+)
+def test_local_scheduler_equals_in_memory(counts, method, mode, chunks):
+    X, y = counts
+    expected = InfoSelector(method=method, n_features=8, mode=mode).fit(X, y)
+    got = InfoSelector(method=method, n_features=8, mode=mode).fit(da.from_array(X, chunks=(chunks, 100), asarray=False), y)
+    np.testing.assert_array_equal(got.selected_, expected.selected_)
+    np.testing.assert_array_equal(got.scores_, expected.scores_)
+
+
+def test_dense_chunks_log_normalized_values_and_unsupervised(counts):
+    X, _ = counts
+    dense = np.log1p(X.toarray() / X.sum(axis=1).A * 1e4)  # continuous values: exact merging of distinct values
+    expected = InfoSelector(method="entropy2", n_features=6).fit(dense)
+    got = InfoSelector(method="entropy2", n_features=6).fit(da.from_array(dense, chunks=(400, 200)))
+    np.testing.assert_array_equal(got.selected_, expected.selected_)
+    np.testing.assert_array_equal(got.scores_, expected.scores_)
+
+
+def test_prebinned_dask_input(counts):
+    from paucity.info import discretize
+
+    X, y = counts
+    binned = discretize(X, 5).tocsr()
+    expected = InfoSelector(method="cife", n_features=5, n_bins=None).fit(binned, y)
+    got = InfoSelector(method="cife", n_features=5, n_bins=None).fit(da.from_array(binned, chunks=(600, 200), asarray=False), y)
+    np.testing.assert_array_equal(got.selected_, expected.selected_)
+
+
+def test_dask_errors(counts):
+    X, y = counts
+    dX = da.from_array(X, chunks=(600, 200), asarray=False)
+    with pytest.raises(ParameterError, match="three or more features"):
+        InfoSelector(method="degree", degree=3, n_features=3).fit(dX, y)
+    labels = y.astype(float)
+    labels[5] = np.nan
+    with pytest.warns(Warning), pytest.raises(InputError, match="drop those cells"):
+        InfoSelector(n_features=3).fit(dX, labels)
+    negative = da.from_array(sp.csr_matrix(-X), chunks=(600, 200), asarray=False)
+    with pytest.raises(InputError, match="Negative values"):
+        InfoSelector(n_features=3).fit(negative, y)
+    with pytest.raises(InputError, match="pre-discretized"):
+        InfoSelector(n_features=3, n_bins=None).fit(dX * 100, y)
+
+
+def test_two_worker_cluster_equals_in_memory_and_survives_a_lost_worker(counts):
+    distributed = pytest.importorskip("distributed")
+    from paucity.info.distributed import DistributedBins
+    from paucity.markers.greedy import select_features
+    from paucity.markers.objectives import make_objective
+
+    X, y = counts
+    dX = da.from_array(X, chunks=(600, 200), asarray=False)
+    expected = InfoSelector(method="cife", n_features=8).fit(X, y)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster, distributed.Client(cluster) as client:
+        got = InfoSelector(method="cife", n_features=8).fit(dX, y)
+        np.testing.assert_array_equal(got.selected_, expected.selected_)
+        np.testing.assert_array_equal(got.scores_, expected.scores_)
+        # lose a worker, and the blocks it held, between binning and the greedy steps
+        bins = DistributedBins(dX, 5)
+        client.sync(list(cluster.workers.values())[0].close)
+        selection = select_features(bins, make_objective("cife"), y.astype(np.int64), n_features=8)
+        np.testing.assert_array_equal(selection.selected, expected.selected_)
+        np.testing.assert_array_equal(selection.scores, expected.scores_)
