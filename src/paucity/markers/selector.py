@@ -130,9 +130,13 @@ class InfoSelector(SelectorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like, scipy.sparse matrix or DataFrame of shape (n_samples, n_features)
+        X : array-like, scipy.sparse matrix, DataFrame or dask array of shape (n_samples, n_features)
             Non-negative counts or expression, or bins when ``n_bins=None``.
-            Sparse input is never densified.
+            Sparse input is never densified. A dask array of row blocks is
+            binned and counted block by block (on the workers of a
+            ``dask.distributed`` Client when there is one), with the same
+            result as in memory; degree-K objectives with K >= 3 are refused
+            there.
         y : array-like of shape (n_samples,), optional
             Class labels; required by supervised methods.
 
