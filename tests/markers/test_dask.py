@@ -79,9 +79,37 @@ def test_two_worker_cluster_equals_in_memory_and_survives_a_lost_worker(counts):
         got = InfoSelector(method="cife", n_features=8).fit(dX, y)
         np.testing.assert_array_equal(got.selected_, expected.selected_)
         np.testing.assert_array_equal(got.scores_, expected.scores_)
-        # lose a worker, and the blocks it held, between binning and the greedy steps
-        bins = DistributedBins(dX, 5)
-        client.sync(list(cluster.workers.values())[0].close)
-        selection = select_features(bins, make_objective("cife"), y.astype(np.int64), n_features=8)
+        # lose a worker, and the blocks it held, in the middle of the greedy steps
+        from paucity.info import distributed as distributed_path
+
+        original = distributed_path.DistributedLabelling.entropies
+        calls = []
+
+        def losing_a_worker(self, feature, columns):
+            calls.append(feature)
+            if len(calls) == 3:
+                client.sync(list(cluster.workers.values())[0].close)
+            return original(self, feature, columns)
+
+        distributed_path.DistributedLabelling.entropies = losing_a_worker
+        try:
+            bins = DistributedBins(dX, 5)
+            selection = select_features(bins, make_objective("cife"), y.astype(np.int64), n_features=8)
+        finally:
+            distributed_path.DistributedLabelling.entropies = original
+        assert len(calls) == 8 and len(client.scheduler_info()["workers"]) == 1
         np.testing.assert_array_equal(selection.selected, expected.selected_)
         np.testing.assert_array_equal(selection.scores, expected.scores_)
+
+
+def test_select_on_anndata_backed_by_dask(counts):
+    import anndata
+    import pandas as pd
+
+    from paucity.markers import select
+
+    X, y = counts
+    obs = pd.DataFrame({"cell_type": pd.Categorical(y.astype(str))}, index=[f"c{i}" for i in range(X.shape[0])])
+    lazy = anndata.AnnData(da.from_array(X, chunks=(800, 200), asarray=False), obs=obs)
+    eager = anndata.AnnData(X, obs=obs.copy())
+    assert select(lazy, "cell_type", n_features=6)["gene"].tolist() == select(eager, "cell_type", n_features=6)["gene"].tolist()
