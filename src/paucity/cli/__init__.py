@@ -6,6 +6,7 @@ import typer
 
 from .demo import demo
 from .markers import markers
+from .markers_benchmark import markers_benchmark
 
 app = typer.Typer(
     help="paucity: learning when data is scarce, noisy or costly to collect.",
@@ -14,6 +15,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command("markers")(markers)
+app.command("markers-benchmark")(markers_benchmark)
 app.command("demo")(demo)
 
 
