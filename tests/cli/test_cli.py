@@ -101,3 +101,5 @@ def test_demo_writes_report_and_figure(tmp_path):
     report = (out / "report.md").read_text()
     assert "LYZ" in report and "NKG7" in report  # monocyte and NK markers on the PBMC data
     assert "CIFE" in result.output and "JMI" in result.output
+    assert (out / "benchmark_errors.png").stat().st_size > 10_000  # the benchmark stop
+    assert "Do the markers predict the cell type of unseen cells?" in report and "Random" in report
