@@ -113,3 +113,20 @@ def test_select_on_anndata_backed_by_dask(counts):
     lazy = anndata.AnnData(da.from_array(X, chunks=(800, 200), asarray=False), obs=obs)
     eager = anndata.AnnData(X, obs=obs.copy())
     assert select(lazy, "cell_type", n_features=6)["gene"].tolist() == select(eager, "cell_type", n_features=6)["gene"].tolist()
+
+
+def test_select_on_a_backed_h5ad_reads_blocks_with_the_in_memory_result(counts, tmp_path):
+    import anndata
+    import pandas as pd
+
+    from paucity.markers import select
+
+    X, y = counts
+    obs = pd.DataFrame({"cell_type": pd.Categorical(y.astype(str))}, index=[f"c{i}" for i in range(X.shape[0])])
+    anndata.AnnData(X, obs=obs).write_h5ad(tmp_path / "cells.h5ad")
+    backed = anndata.read_h5ad(tmp_path / "cells.h5ad", backed="r")
+    eager = anndata.read_h5ad(tmp_path / "cells.h5ad")
+    got = select(backed, "cell_type", method="jmi", n_features=6)
+    expected = select(eager, "cell_type", method="jmi", n_features=6)
+    assert got["gene"].tolist() == expected["gene"].tolist()
+    np.testing.assert_array_equal(got["score"], expected["score"])

@@ -11,6 +11,19 @@ from .selector import InfoSelector
 __all__ = ["select"]
 
 
+BACKED_BLOCK_ROWS = 50_000
+
+
+def _lazy_if_backed(X):
+    """A backed (on-disk) matrix of an AnnData opened with backed="r", as a Dask array of row blocks."""
+    group = getattr(X, "group", None)
+    if group is None or not hasattr(X, "to_memory"):
+        return X
+    from anndata.experimental import read_elem_lazy
+
+    return read_elem_lazy(group, chunks=(min(BACKED_BLOCK_ROWS, X.shape[0]), X.shape[1]))
+
+
 def _matrix_of(adata, layer, use_raw):
     if layer is not None and use_raw:
         raise ParameterError("use either layer= or use_raw=True, not both.")
@@ -53,7 +66,9 @@ def select(
     adata : anndata.AnnData
         Cells x genes. Expression is read from ``layer``, from ``adata.raw``
         (``use_raw``; by default when ``adata.raw`` is set, as
-        ``scanpy.tl.rank_genes_groups`` does) or from ``adata.X``.
+        ``scanpy.tl.rank_genes_groups`` does) or from ``adata.X``. A Dask
+        ``X``, or one left on disk by ``anndata.read_h5ad(path, backed="r")``,
+        is counted block by block with the in-memory result.
     groupby : str or None
         Column of ``adata.obs`` with the cell labels; None for the
         unsupervised methods.
@@ -101,6 +116,7 @@ def select(
             raise InputError(f"groupby {groupby!r} is not a column of adata.obs (columns: {available}).")
         labels = adata.obs[groupby]
     X, var_names = _matrix_of(adata, layer, use_raw)
+    X = _lazy_if_backed(X)  # a file opened with backed="r" is read block by block, never whole
     selector = InfoSelector(
         method=method,
         n_features=n_features,
