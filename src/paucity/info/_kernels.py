@@ -51,27 +51,26 @@ def _value_at(stored, n_zeros, values, cumulative, k):
 
 
 @numba.njit(cache=True, inline="always")
-def _count_at_most(stored, n_zeros, values, cumulative, lo, edge):
-    """Number of values <= edge (>= 0) in the same column, knowing the first lo are."""
-    if cumulative.shape[0] > 0:
-        left = 0
-        right = values.shape[0]
-        while left < right:
-            mid = (left + right) // 2
-            if values[mid] <= edge:
-                left = mid + 1
-            else:
-                right = mid
-        return cumulative[left - 1] if left > 0 else 0
-    left = lo - n_zeros if lo > n_zeros else 0  # zeros are <= any edge here
-    right = stored.shape[0]
+def _first_above(ascending, left, edge):
+    """First position at or after ``left`` whose value is > edge (binary search)."""
+    right = ascending.shape[0]
     while left < right:
         mid = (left + right) // 2
-        if stored[mid] <= edge:
+        if ascending[mid] <= edge:
             left = mid + 1
         else:
             right = mid
-    return n_zeros + left
+    return left
+
+
+@numba.njit(cache=True, inline="always")
+def _count_at_most(stored, n_zeros, values, cumulative, lo, edge):
+    """Number of values <= edge (>= 0) in the same column, knowing the first lo are."""
+    if cumulative.shape[0] > 0:
+        above = _first_above(values, 0, edge)
+        return cumulative[above - 1] if above > 0 else 0
+    # zeros are <= any edge here
+    return n_zeros + _first_above(stored, lo - n_zeros if lo > n_zeros else 0, edge)
 
 
 @numba.njit(cache=True)
