@@ -101,7 +101,7 @@ def _greedy(binned, objective, labels, n_classes, n_features, prefilter, bar, ro
 
 
 def select_features(
-    binned: BinnedMatrix,
+    binned,
     objective: Objective,
     labels=None,
     *,
@@ -114,7 +114,8 @@ def select_features(
 
     Parameters
     ----------
-    binned : BinnedMatrix
+    binned : BinnedMatrix or paucity.info.distributed.DistributedBins
+        The bins in memory, or row blocks on Dask workers (same result).
     objective : Objective
     labels : numpy.ndarray of int64, optional
         Class codes 0..c-1 (supervised objectives).
