@@ -445,8 +445,13 @@ def transpose_compressed(n_minor, indptr, indices, data, n_blocks, out_indptr, o
 
 
 @numba.njit(parallel=True, cache=True)
-def distinct_value_counts(indptr, data, n_distinct):
-    """Per column of a CSC block: the number of distinct stored values (into ``n_distinct``)."""
+def value_counts_by_column(indptr, data, values, counts, n_distinct):
+    """Per column of a CSC block: its distinct stored values (ascending) and how often each occurs.
+
+    Column j's entries are written from position ``indptr[j]`` of ``values``
+    and ``counts`` (sized like ``data``; a column has at most as many distinct
+    values as stored ones) and their number into ``n_distinct[j]``.
+    """
     n_cols = indptr.shape[0] - 1
     for j in numba.prange(n_cols):
         start = indptr[j]
@@ -455,24 +460,7 @@ def distinct_value_counts(indptr, data, n_distinct):
             n_distinct[j] = 0
             continue
         col = np.sort(data[start:stop].astype(np.float64))
-        count = 1
-        for s in range(1, col.shape[0]):
-            if col[s] != col[s - 1]:
-                count += 1
-        n_distinct[j] = count
-
-
-@numba.njit(parallel=True, cache=True)
-def fill_value_counts(indptr, data, offsets, values, counts):
-    """Per column of a CSC block: its distinct stored values (ascending) and how often each occurs."""
-    n_cols = indptr.shape[0] - 1
-    for j in numba.prange(n_cols):
-        start = indptr[j]
-        stop = indptr[j + 1]
-        if stop == start:
-            continue
-        col = np.sort(data[start:stop].astype(np.float64))
-        t = offsets[j]
+        t = start
         values[t] = col[0]
         counts[t] = 1
         for s in range(1, col.shape[0]):
@@ -482,6 +470,7 @@ def fill_value_counts(indptr, data, offsets, values, counts):
                 counts[t] = 1
             else:
                 counts[t] += 1
+        n_distinct[j] = t - start + 1
 
 
 @numba.njit(parallel=True, cache=True)

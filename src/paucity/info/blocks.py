@@ -71,15 +71,16 @@ def value_counts(block, *, name: str = "X") -> ValueCounts:
                 "Pass raw counts or log-normalized expression, not scaled data."
             )
     csc = to_csc(csr)
-    n_distinct = np.zeros(csc.shape[1], dtype=np.int64)
     indptr = csc.indptr.astype(np.int64, copy=False)
-    _kernels.distinct_value_counts(indptr, csc.data, n_distinct)
+    n_distinct = np.zeros(csc.shape[1], dtype=np.int64)
+    values = np.empty(csc.nnz, dtype=np.float64)
+    counts = np.empty(csc.nnz, dtype=np.int64)
+    _kernels.value_counts_by_column(indptr, csc.data, values, counts, n_distinct)
+    # keep each column's first n_distinct entries
+    keep = np.arange(csc.nnz) - np.repeat(indptr[:-1], np.diff(indptr)) < np.repeat(n_distinct, np.diff(indptr))
     offsets = np.zeros(csc.shape[1] + 1, dtype=np.int64)
     np.cumsum(n_distinct, out=offsets[1:])
-    values = np.empty(offsets[-1], dtype=np.float64)
-    counts = np.empty(offsets[-1], dtype=np.int64)
-    _kernels.fill_value_counts(indptr, csc.data, offsets, values, counts)
-    return ValueCounts(offsets=offsets, values=values, counts=counts, n_rows=csr.shape[0])
+    return ValueCounts(offsets=offsets, values=values[keep], counts=counts[keep], n_rows=csr.shape[0])
 
 
 def merge_value_counts(parts) -> ValueCounts:
