@@ -1,0 +1,42 @@
+"""Ranking items from pairwise comparisons (seed 000 ch. 3, seed 003 ch. 5).
+
+- :class:`Comparisons`: the data, an immutable set of (i, j, y) observations.
+- :class:`RankCentrality`: stationary distribution of a comparison Markov chain,
+  unregularized, λ-regularized or similarity-regularized.
+- :class:`BTL`: Bradley–Terry–Luce maximum likelihood, optionally L2-regularized.
+- :class:`BRE`, :class:`URE`: balanced and unbalanced rank estimation by
+  counting, online (``partial_fit``) and distributed on Dask.
+- :class:`RankSVM`: the feature baselines (linear, or on random Fourier features).
+- :func:`rank`: one call, a method name and its parameters.
+- :mod:`paucity.ranking.metrics`: Kendall's tau-b, inversions, footrule, displacement, held-out error.
+"""
+
+from importlib import import_module
+
+_WHERE = {
+    "Comparisons": "comparisons",
+    "Ranker": "base",
+    "RankCentrality": "centrality",
+    "BTL": "btl",
+    "BRE": "counting",
+    "URE": "counting",
+    "RankSVM": "svm",
+    "rank": "dispatch",
+    "METHODS": "dispatch",
+    "metrics": None,
+}
+
+__all__ = list(_WHERE)
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module 'paucity.ranking' has no attribute {name!r}")
+    module = _WHERE[name]
+    if module is None:
+        return import_module(f"paucity.ranking.{name}")
+    return getattr(import_module(f"paucity.ranking.{module}"), name)
+
+
+def __dir__():
+    return sorted(__all__)

@@ -1,0 +1,135 @@
+"""What every ranking estimator shares: the input contract and the fitted views.
+
+An estimator's ``fit`` takes a :class:`~paucity.ranking.Comparisons`, or, in
+the scikit-learn way, ``X`` of shape ``(m, 2)`` holding the two items of each
+comparison and ``y`` the 0/1 outcomes (1 when the second item was preferred).
+After ``fit`` it has ``scores_`` (a pandas Series indexed by item label,
+higher is better), ``ranking_`` (item labels, best first) and ``items_``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+
+from .._errors import InputError, InputTypeError, NotFittedError
+from .comparisons import Comparisons
+
+__all__ = ["Ranker", "as_comparisons", "order_by_scores"]
+
+
+def as_comparisons(X, y=None, sample_weight=None) -> Comparisons:
+    """A :class:`Comparisons` from what ``fit`` was given.
+
+    Examples
+    --------
+    >>> as_comparisons([["a", "b"], ["b", "c"]], [1, 0]).n_items
+    3
+    """
+    if isinstance(X, Comparisons):
+        if y is not None:
+            raise InputError("y must not be given with a Comparisons object, which holds its own outcomes.")
+        if sample_weight is not None:
+            raise InputError("sample_weight must not be given with a Comparisons object; set its weights instead.")
+        return X
+    if X is None:
+        raise InputTypeError("fit needs a Comparisons object, or X of shape (m, 2) with y.")
+    if isinstance(X, pd.DataFrame):
+        X = X.to_numpy()
+    pairs = np.asarray(X, dtype=object) if not isinstance(X, np.ndarray) else X
+    if pairs.ndim != 2 or pairs.shape[1] != 2:
+        raise InputError(
+            f"X must have shape (m, 2), the two items of each comparison, got shape {np.shape(pairs)}; "
+            "or pass a paucity.ranking.Comparisons."
+        )
+    if y is None:
+        raise InputError("y is needed with X: 1 when the second item of a row was preferred, 0 when the first was.")
+    return Comparisons(pairs[:, 0], pairs[:, 1], y, weights=sample_weight)
+
+
+def order_by_scores(scores: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+    """Positions sorted best first; ties in item order, or at random when ``rng`` is given.
+
+    Examples
+    --------
+    >>> order_by_scores(np.array([0.1, 0.5, 0.1])).tolist()
+    [1, 0, 2]
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if rng is None:
+        return np.lexsort((np.arange(len(scores)), -scores))
+    return np.lexsort((rng.permutation(len(scores)), -scores))
+
+
+class Ranker(BaseEstimator):
+    """Base class of the ranking estimators (not used directly)."""
+
+    def _set_scores(self, comparisons: Comparisons, values: np.ndarray, rng=None) -> None:
+        values = np.asarray(values, dtype=np.float64)
+        self.items_ = comparisons.items
+        self.n_items_ = comparisons.n_items
+        self.scores_ = pd.Series(values, index=comparisons.items, name="score")
+        self.order_ = order_by_scores(values, rng)
+        self.ranking_ = comparisons.items[self.order_]
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "scores_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit(comparisons) first.")
+
+    def _positions(self, labels, name: str) -> np.ndarray:
+        scalar = np.ndim(labels) == 0 and not isinstance(labels, (list, tuple, np.ndarray, pd.Index, pd.Series))
+        values = [labels] if scalar else list(labels)
+        index = pd.Index(values, dtype=object) if len(values) else pd.Index([], dtype=object)
+        codes = self.items_.get_indexer(index) if len(index) else np.zeros(0, dtype=np.int64)
+        if (codes < 0).any():
+            first = index[int(np.flatnonzero(codes < 0)[0])]
+            raise InputError(f"{name} names item {first!r}, which was not among the items this model was fitted on.")
+        return codes
+
+    def _pairs(self, i, j):
+        self._check_fitted()
+        a = self._positions(i, "i")
+        b = self._positions(j, "j")
+        if len(a) != len(b):
+            raise InputError(f"i has {len(a)} items but j has {len(b)}; give the two items of each pair.")
+        return a, b
+
+    def _probability(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        raise NotImplementedError(f"{type(self).__name__} does not define a probability that j is preferred to i.")
+
+    def predict_proba(self, i, j):
+        """Probability that ``j`` is preferred to ``i`` under the fitted model.
+
+        ``i`` and ``j`` are item labels (or equal-length sequences of them);
+        returns a float for one pair and an array for several.
+        """
+        a, b = self._pairs(i, j)
+        out = self._probability(a, b)
+        return float(out[0]) if np.ndim(i) == 0 and not isinstance(i, (list, tuple)) else out
+
+    def predict(self, X):
+        """Predicted outcome (1 when the second item of a row is scored higher) of pairs ``X`` of shape (m, 2)."""
+        pairs = _pair_array(X)
+        a, b = self._pairs(pairs[:, 0], pairs[:, 1])
+        scores = self.scores_.to_numpy()
+        return (scores[b] > scores[a]).astype(np.int8)
+
+    def score(self, X, y=None, sample_weight=None) -> float:
+        """Fraction of held-out comparisons whose winner is the higher-scored item (ties count half)."""
+        from .metrics import held_out_error
+
+        self._check_fitted()
+        held = as_comparisons(X, y, sample_weight)
+        return 1.0 - held_out_error(self.scores_, held)
+
+
+def _pair_array(X) -> np.ndarray:
+    if isinstance(X, Comparisons):
+        return np.column_stack([X.items[X.i], X.items[X.j]])
+    if isinstance(X, pd.DataFrame):
+        X = X.to_numpy()
+    pairs = np.asarray(X, dtype=object)
+    if pairs.ndim != 2 or pairs.shape[1] != 2:
+        raise InputError(f"X must have shape (m, 2), the two items of each pair, got shape {pairs.shape}.")
+    return pairs
