@@ -6,9 +6,35 @@ make_scrna_counts
     Sparse negative-binomial count matrices with known cell types and marker genes.
 pbmc68k_reduced
     scanpy's bundled 700-cell PBMC data set (needs ``paucity[scanpy]``).
+btl_scores, btl_comparisons
+    Bradley–Terry–Luce log-weights and comparisons of uniformly drawn pairs.
+sample_pairs
+    Uniform pairs of distinct items, with or without replacement.
+flip_comparisons
+    Every pair measured with a given rate, each outcome flipped with probability 1 - p.
+feature_experiment
+    The three synthetic feature experiments of the RankSVM comparison.
 """
 
 from .bundled import pbmc68k_reduced
+from .ranking import (
+    FeatureExperiment,
+    btl_comparisons,
+    btl_scores,
+    feature_experiment,
+    flip_comparisons,
+    sample_pairs,
+)
 from .synthetic import SyntheticCounts, make_scrna_counts
 
-__all__ = ["SyntheticCounts", "make_scrna_counts", "pbmc68k_reduced"]
+__all__ = [
+    "FeatureExperiment",
+    "SyntheticCounts",
+    "btl_comparisons",
+    "btl_scores",
+    "feature_experiment",
+    "flip_comparisons",
+    "make_scrna_counts",
+    "pbmc68k_reduced",
+    "sample_pairs",
+]
