@@ -5,7 +5,7 @@
   unregularized, λ-regularized or similarity-regularized.
 - :class:`BTL`: Bradley–Terry–Luce maximum likelihood, optionally L2-regularized.
 - :class:`BRE`, :class:`URE`: balanced and unbalanced rank estimation by
-  counting, online (``partial_fit``) and distributed on Dask.
+  counting, online (``partial_fit``) and distributed on Dask (:class:`DaskComparisons`).
 - :class:`RankSVM`: the feature baselines (linear, or on random Fourier features).
 - :func:`rank`: one call, a method name and its parameters.
 - :mod:`paucity.ranking.metrics`: Kendall's tau-b, inversions, footrule, displacement, held-out error.
@@ -20,6 +20,7 @@ _WHERE = {
     "BTL": "btl",
     "BRE": "counting",
     "URE": "counting",
+    "DaskComparisons": "distributed",
     "RankSVM": "svm",
     "rank": "dispatch",
     "METHODS": "dispatch",
