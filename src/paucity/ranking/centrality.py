@@ -142,7 +142,9 @@ class RankCentrality(Ranker):
         self.n_components_ = 1
         self.ergodic_ = True
         if regularization is None:
-            n_components, _ = connected_components(chain.rates, directed=True, connection="strong")
+            positive = chain.rates.copy()
+            positive.eliminate_zeros()  # a pair one side never won stores a zero rate: not an edge
+            n_components, _ = connected_components(positive, directed=True, connection="strong")
             self.n_components_ = int(n_components)
             if n_components > 1:
                 self.ergodic_ = False
