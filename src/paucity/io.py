@@ -31,7 +31,7 @@ import scipy.sparse as sp
 
 from ._errors import ParameterError, PaucityError, ReaderError, ShapeMismatchError
 
-__all__ = ["SUPPORTED_FORMATS", "read", "atomic_path", "write_csv", "write_text", "write_h5ad", "write_figure"]
+__all__ = ["SUPPORTED_FORMATS", "read", "read_frame", "atomic_path", "write_csv", "write_text", "write_h5ad", "write_figure"]
 
 SUPPORTED_FORMATS = (
     ".h5ad",
@@ -281,6 +281,34 @@ def _separator(path: Path) -> str:
 
 
 # --- readers -------------------------------------------------------------------
+
+
+def read_frame(path) -> pd.DataFrame:
+    """Read a long-format table (.csv/.tsv/.txt, optionally gzipped, or .parquet) into a DataFrame.
+
+    Columns keep their names; nothing is used as the index. Raises
+    :class:`~paucity._errors.ReaderError` naming the file when it cannot be read.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "games.csv").write_text("home,away,winner\\nA,B,A\\n")
+    >>> read_frame(folder / "games.csv").columns.tolist()
+    ['home', 'away', 'winner']
+    """
+    path = _existing_file(Path(path))
+    ending = _ending(path, _table_endings() + (".parquet",))
+    if ending == ".parquet":
+        with _reading(path, "a parquet file"):
+            frame = pd.read_parquet(path)
+    else:
+        with _reading(path, "a table"):
+            frame = pd.read_csv(path, sep=_SEPARATORS[ending.removesuffix(".gz")])
+    if frame.shape[0] == 0:
+        raise ReaderError(f"{path} has a header but no rows.")
+    return frame
+
 
 
 def _read_h5ad(path: Path) -> anndata.AnnData:

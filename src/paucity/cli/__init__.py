@@ -7,6 +7,7 @@ import typer
 from .demo import demo
 from .markers import markers
 from .markers_benchmark import markers_benchmark
+from .rank import rank, rank_evaluate
 
 app = typer.Typer(
     help="paucity: learning when data is scarce, noisy or costly to collect.",
@@ -16,6 +17,8 @@ app = typer.Typer(
 )
 app.command("markers")(markers)
 app.command("markers-benchmark")(markers_benchmark)
+app.command("rank")(rank)
+app.command("rank-evaluate")(rank_evaluate)
 app.command("demo")(demo)
 
 
