@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import sys
 import warnings
 
 import numpy as np
@@ -131,10 +132,13 @@ class RankCentrality(Ranker):
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit on a :class:`~paucity.ranking.Comparisons` (or pairs ``X`` with outcomes ``y``)."""
-        comparisons = as_comparisons(X, y, sample_weight)
         transition = check_choice(self.transition, TRANSITIONS, "transition")
         regularization = self._regularization()
         solver = check_choice(self.solver, SOLVERS, "solver")
+        dask_input = _dask_comparisons()
+        if dask_input is not None and isinstance(X, dask_input):
+            return self._fit_dask(X, transition, regularization, solver)
+        comparisons = as_comparisons(X, y, sample_weight)
         lam = self._lam(comparisons.n_items, regularization)
         chain = transition_matrix(comparisons, transition, self.pair_probabilities)
         similarity = self._similarity(comparisons) if regularization == "similarity" else None
@@ -171,6 +175,32 @@ class RankCentrality(Ranker):
             )
         self.residual_, self.n_iter_ = result.residual, result.n_iter
         self._set_scores(comparisons, result.distribution)
+        return self
+
+    def _fit_dask(self, data, transition, regularization, solver):
+        from .distributed_chain import distributed_transition
+
+        if regularization != "uniform":
+            raise ParameterError(
+                "on Dask, RankCentrality runs with regularization='uniform' only: the ergodicity check of the "
+                "unregularized chain needs the whole comparison graph on one machine, and similarity "
+                "regularization needs item features that DaskComparisons does not carry."
+            )
+        if self.pair_probabilities is not None:
+            raise ParameterError("pair_probabilities is not supported on Dask; the sampling chain uses uniform μ there.")
+        lam = self._lam(data.n_items, regularization)
+        chain = distributed_transition(data, transition)
+        result = stationary_distribution(chain, lam=lam, solver=solver, tol=float(self.tol), max_iter=self.max_iter)
+        if not result.converged:
+            warnings.warn(
+                f"the {solver} solver stopped at residual {result.residual:.2e} above tol={self.tol:g} after "
+                f"{result.n_iter} products; raise max_iter or try another solver.",
+                PaucityWarning,
+                stacklevel=3,
+            )
+        self.lam_, self.n_components_, self.ergodic_ = lam, 1, True
+        self.residual_, self.n_iter_ = result.residual, result.n_iter
+        self._set_scores(_ItemsOnly(data.items), result.distribution)
         return self
 
     def _probability(self, a, b):
@@ -223,6 +253,20 @@ class RankCentrality(Ranker):
         if tau is None:
             tau = _agreement_row_max(comparisons.features) + 1.0
         return agreement_similarity(comparisons.features, float(tau))
+
+
+class _ItemsOnly:
+    """What ``Ranker._set_scores`` reads of a comparisons object: the item labels."""
+
+    def __init__(self, items):
+        self.items = items
+        self.n_items = len(items)
+
+
+def _dask_comparisons():
+    """DaskComparisons when its module has been imported (it cannot be in use otherwise)."""
+    module = sys.modules.get("paucity.ranking.distributed")
+    return None if module is None else module.DaskComparisons
 
 
 def _agreement_row_max(features) -> float:
