@@ -139,6 +139,11 @@ def _newton(pairs: PairTable, alpha: float, tol: float, max_iter: int) -> BTLRes
         v, loss = trial, trial_loss
         slope, trial_slope = trial_slope, slope
         curvature, trial_curvature = trial_curvature, curvature
+    else:
+        # the last Newton step was taken: report the gradient at the point returned, not the one before it
+        gradient = alpha * v
+        _kernels.scatter_pairs(low, high, slope, gradient)
+        converged = bool(np.abs(gradient).max() <= tol)
     v = v - v.mean()
     log_likelihood = -_kernels.btl_loss(low, high, low_wins, high_wins, v)
     return BTLResult(
@@ -233,6 +238,11 @@ class BTL(Ranker):
         alpha = self.alpha
         if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not np.isfinite(alpha) or alpha < 0:
             raise ParameterError(f"alpha must be a non-negative number, got {alpha!r}.")
+        max_iter, tol = self.max_iter, self.tol
+        if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
+            raise ParameterError(f"max_iter must be a positive integer, got {max_iter!r}.")
+        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not np.isfinite(tol) or tol <= 0:
+            raise ParameterError(f"tol must be a positive number, got {tol!r}.")
         comparisons = as_comparisons(X, y, sample_weight)
         if alpha == 0:
             _check_mle_exists(comparisons)

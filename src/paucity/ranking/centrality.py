@@ -135,6 +135,17 @@ class RankCentrality(Ranker):
         transition = check_choice(self.transition, TRANSITIONS, "transition")
         regularization = self._regularization()
         solver = check_choice(self.solver, SOLVERS, "solver")
+        if self.pair_probabilities is not None and transition != "sampling":
+            raise ParameterError(
+                f"pair_probabilities is used by transition='sampling' (3.5) only, not {transition!r}."
+            )
+        tol = self.tol
+        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not np.isfinite(tol) or tol <= 0:
+            raise ParameterError(f"tol must be a positive number, got {tol!r}.")
+        if self.max_iter is not None and (
+            isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1
+        ):
+            raise ParameterError(f"max_iter must be a positive integer or None, got {self.max_iter!r}.")
         dask_input = _dask_comparisons()
         if dask_input is not None and isinstance(X, dask_input):
             return self._fit_dask(X, transition, regularization, solver)

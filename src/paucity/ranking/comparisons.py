@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._errors import InputError, InputTypeError, ShapeMismatchError
+from .._errors import InputError, InputTypeError, PaucityError, ShapeMismatchError
 
 __all__ = ["Comparisons", "PairTable"]
 
@@ -33,7 +33,12 @@ def _labels(values, name: str) -> pd.Index:
     try:
         array = np.asarray(values)
     except Exception as error:  # ragged nested sequences, for instance
-        raise InputTypeError(f"{name} could not be read as a sequence of item labels: {error}") from None
+        array, problem = None, error
+    if not isinstance(values, np.ndarray) and (array is None or array.ndim > 1 or array.dtype.kind in "US"):
+        # numpy reads tuple labels as rows and turns labels of mixed types into strings: keep them as given
+        array = _as_given(values, array)
+    if array is None:
+        raise InputTypeError(f"{name} could not be read as a sequence of item labels: {problem}") from None
     if array.ndim != 1:
         raise InputError(f"{name} must be 1-dimensional (one item per comparison), got shape {array.shape}.")
     if array.dtype.kind in "iu":
@@ -43,6 +48,22 @@ def _labels(values, name: str) -> pd.Index:
         first = int(np.flatnonzero(index.isna())[0])
         raise InputError(f"{name} has a missing item label (NaN or None) at comparison {first}; drop or fill it.")
     return index
+
+
+def _as_given(values, array):
+    """A 1-d object array of the labels in ``values`` when they are all hashable; ``array`` otherwise."""
+    try:
+        labels = list(values)
+    except TypeError:
+        return array
+    if array is not None and array.ndim == 1 and all(isinstance(label, (str, bytes)) for label in labels):
+        return array  # genuinely strings
+    try:
+        for label in labels:
+            hash(label)
+    except TypeError:  # nested lists: a 2-d input, not labels
+        return array
+    return np.fromiter(labels, dtype=object, count=len(labels))
 
 
 def _integer_codes(left, right, items):
@@ -63,7 +84,10 @@ def _integer_codes(left, right, items):
         return pd.Index(np.flatnonzero(present)), position[left], position[right]
     if isinstance(items, (pd.Series, pd.Index)):
         items = items.to_numpy()
-    item_array = np.asarray(items)
+    try:
+        item_array = np.asarray(items)
+    except (TypeError, ValueError, OverflowError):  # ragged or otherwise odd: the general path reports it
+        return None
     if item_array.ndim != 1 or item_array.dtype.kind not in "iu" or len(item_array) == 0:
         return None
     n = len(item_array)
@@ -116,7 +140,10 @@ def _shown(label) -> str:
 def _outcomes(y, n: int) -> np.ndarray:
     if isinstance(y, (pd.Series, pd.Index)):
         y = y.to_numpy()
-    array = np.asarray(y)
+    try:
+        array = np.asarray(y)
+    except (TypeError, ValueError, OverflowError):  # ragged nested sequences, mixed text and bytes
+        raise InputTypeError("y must hold 0/1 outcomes (1 when j was preferred to i), one per comparison.") from None
     if array.ndim != 1:
         raise InputError(f"y must be 1-dimensional (one outcome per comparison), got shape {array.shape}.")
     if len(array) != n:
@@ -124,9 +151,11 @@ def _outcomes(y, n: int) -> np.ndarray:
     if array.dtype == bool:
         return array.astype(np.int8)
     if array.dtype.kind not in "iuf" and len(array):
+        if array.dtype.kind == "c":
+            raise InputTypeError("y must hold 0/1 outcomes (1 when j was preferred to i), got complex numbers.")
         try:
             array = array.astype(np.float64)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise InputTypeError(
                 f"y must hold 0/1 outcomes (1 when j was preferred to i), got values such as {array[0]!r}."
             ) from None
@@ -138,7 +167,7 @@ def _outcomes(y, n: int) -> np.ndarray:
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
         raise InputError(
-            f"y must be 0 (i preferred) or 1 (j preferred); comparison {first} has y = {array[first]!r}."
+            f"y must be 0 (i preferred) or 1 (j preferred); comparison {first} has y = {_shown(array[first])}."
         )
     return array.astype(np.int8)
 
@@ -150,7 +179,7 @@ def _weights(weights, n: int) -> np.ndarray | None:
         weights = weights.to_numpy()
     try:
         array = np.asarray(weights, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InputTypeError("weights must be numbers (a weight or count per comparison).") from None
     if array.ndim != 1 or len(array) != n:
         raise ShapeMismatchError(
@@ -235,7 +264,14 @@ class Comparisons:
         if fast is not None:
             item_index, codes_i, codes_j = fast
         else:
-            item_index, codes_i, codes_j = _general_codes(left, right, items)
+            try:
+                item_index, codes_i, codes_j = _general_codes(left, right, items)
+            except TypeError as error:
+                if isinstance(error, PaucityError):
+                    raise
+                raise InputTypeError(
+                    f"item labels must be hashable (strings, numbers, tuples); {error}."
+                ) from None
         same = codes_i == codes_j
         if same.any():
             first = int(np.flatnonzero(same)[0])
@@ -411,16 +447,34 @@ class Comparisons:
                     f"the mask has {len(selection)} entries but there are {self.n_comparisons} comparisons."
                 )
             selection = np.flatnonzero(selection)
+        elif selection.size == 0:
+            selection = selection.astype(np.int64)
+        elif selection.dtype.kind not in "iu":
+            raise InputTypeError("the selection must be integer positions or a boolean mask of the comparisons.")
+        elif selection.ndim != 1:
+            raise InputError(f"the selection must be 1-dimensional, got shape {selection.shape}.")
+        else:
+            outside = (selection >= self.n_comparisons) | (selection < -self.n_comparisons)
+            if outside.any():
+                raise InputError(
+                    f"position {int(selection[outside][0])} of the selection is out of range of the "
+                    f"{self.n_comparisons} comparisons."
+                )
         return self._derived(
             self.i[selection], self.j[selection], self.y[selection],
             None if self.weights is None else self.weights[selection],
         )
 
     def with_features(self, features=None, *, similarity=None) -> Comparisons:
-        """The same comparisons with item features and/or a similarity matrix attached."""
+        """The same comparisons with item features and/or a similarity matrix attached.
+
+        What is not given is kept from this object.
+        """
         out = self._derived(self.i, self.j, self.y, self.weights)
-        out.features, out.feature_names = _features(features, self.items, self.i, self.j)
-        out.similarity = _similarity(similarity, self.n_items)
+        if features is not None:
+            out.features, out.feature_names = _features(features, self.items, self.i, self.j)
+        if similarity is not None:
+            out.similarity = _similarity(similarity, self.n_items)
         return out
 
     def _derived(self, i, j, y, weights) -> Comparisons:
@@ -519,12 +573,12 @@ def _features(features, items: pd.Index, i: np.ndarray, j: np.ndarray):
         frame = features.iloc[positions]
         try:
             values = frame.to_numpy(dtype=np.float64)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise InputTypeError("features must be numeric; encode categorical columns as numbers first.") from None
     else:
         try:
             values = np.asarray(features, dtype=np.float64)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise InputTypeError("features must be a numeric array or a DataFrame indexed by item.") from None
         if values.ndim == 1:
             values = values[:, None]
@@ -552,7 +606,7 @@ def _similarity(similarity, n: int):
     else:
         try:
             matrix = np.asarray(similarity, dtype=np.float64)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise InputTypeError("similarity must be a numeric matrix (dense or scipy sparse).") from None
         values = matrix
     if matrix.ndim != 2 or matrix.shape != (n, n):

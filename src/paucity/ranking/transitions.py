@@ -169,8 +169,10 @@ def _sampling_factor(pair_probabilities, low, high, n: int) -> np.ndarray:
         mu = np.asarray(pair_probabilities, dtype=np.float64)
         if mu.shape != (n, n):
             raise ShapeMismatchError(f"pair_probabilities has shape {mu.shape} but there are {n} items.")
-        stored = mu[np.triu_indices(n, k=1)]
-        stored = stored[stored > 0]
+        upper = mu[np.triu_indices(n, k=1)]
+        if not np.isfinite(upper).all() or (upper < 0).any():
+            raise InputError("pair_probabilities must be finite and non-negative.")
+        stored = upper[upper > 0]
         observed = mu[low, high]
     if not np.isfinite(stored).all() or (stored < 0).any() or (np.asarray(observed) < 0).any():
         raise InputError("pair_probabilities must be finite and non-negative.")
