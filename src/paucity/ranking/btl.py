@@ -97,10 +97,20 @@ def _newton(pairs: PairTable, alpha: float, tol: float, max_iter: int) -> BTLRes
     high = np.ascontiguousarray(pairs.high)
     low_wins = np.ascontiguousarray(pairs.low_wins, dtype=np.float64)
     high_wins = np.ascontiguousarray(pairs.high_wins, dtype=np.float64)
-    v = np.zeros(n)
     slope, curvature = np.empty(len(low)), np.empty(len(low))
     trial_slope, trial_curvature = np.empty(len(low)), np.empty(len(low))
-    loss = _kernels.btl_pair_terms(low, high, low_wins, high_wins, v, slope, curvature)
+    # start from the smoothed log-odds of each item's wins, or from 0 when that is worse
+    wins = np.bincount(low, low_wins, minlength=n) + np.bincount(high, high_wins, minlength=n)
+    losses = np.bincount(low, high_wins, minlength=n) + np.bincount(high, low_wins, minlength=n)
+    v = np.log((wins + 0.5) / (losses + 0.5))
+    v -= v.mean()
+    loss = _kernels.btl_pair_terms(low, high, low_wins, high_wins, v, slope, curvature) + 0.5 * alpha * (v @ v)
+    zero = np.zeros(n)
+    zero_loss = _kernels.btl_pair_terms(low, high, low_wins, high_wins, zero, trial_slope, trial_curvature)
+    if zero_loss < loss:
+        v, loss = zero, zero_loss
+        slope, trial_slope = trial_slope, slope
+        curvature, trial_curvature = trial_curvature, curvature
     n_products = 0
     converged = False
     n_iter = 0
@@ -114,9 +124,11 @@ def _newton(pairs: PairTable, alpha: float, tol: float, max_iter: int) -> BTLRes
         diagonal = alpha + np.bincount(low, curvature, minlength=n) + np.bincount(high, curvature, minlength=n)
         diagonal = np.where(diagonal > 0, diagonal, 1.0)
         norm = np.linalg.norm(gradient)
-        direction, products = _conjugate_gradients(
-            low, high, curvature, alpha, -gradient, diagonal, forcing=min(0.5, np.sqrt(norm)) * norm
-        )
+        if n_iter == 1:
+            first_norm = norm
+        # products are much cheaper than evaluating the pair terms, so solve each Newton system tightly
+        forcing = min(0.01, np.sqrt(norm / first_norm)) * norm
+        direction, products = _conjugate_gradients(low, high, curvature, alpha, -gradient, diagonal, forcing=forcing)
         n_products += products
         if alpha == 0:
             direction -= direction.mean()
