@@ -157,7 +157,7 @@ def _linear(transition, lam, similarity, tol, max_iter):
                 y = similarity.left_multiply(y)
             return x - y
 
-        jacobi = 1.0 - (1.0 - lam) * diagonal_q
+        jacobi = 1.0 - (1.0 - lam) * diagonal_q * _diagonal(similarity, n)
     else:
         b = np.full(n, 1.0 / n)
 
@@ -168,7 +168,7 @@ def _linear(transition, lam, similarity, tol, max_iter):
                 y = similarity.left_multiply(y)
             return x - y + x.sum() / n
 
-        jacobi = 1.0 - diagonal_q + 1.0 / n
+        jacobi = 1.0 - diagonal_q * _diagonal(similarity, n) + 1.0 / n
     jacobi = np.where(jacobi > 1e-300, jacobi, 1.0)
     operator = spla.LinearOperator((n, n), matvec=apply, dtype=np.float64)
     preconditioner = spla.LinearOperator((n, n), matvec=lambda x: x / jacobi, dtype=np.float64)
@@ -184,6 +184,15 @@ def _linear(transition, lam, similarity, tol, max_iter):
         if np.abs(apply(pi) - b).sum() <= tol / 2 or counter[0] >= max_iter:
             break
     return pi, counter[0]
+
+
+def _diagonal(similarity: Similarity | None, n: int) -> np.ndarray:
+    """The diagonal of D′ (ones without one): with that of Q̂, the Jacobi preconditioner of M."""
+    if similarity is None:
+        return np.ones(n)
+    if similarity.matrix is not None:
+        return np.asarray(similarity.matrix.diagonal()).ravel()
+    return np.asarray(similarity.onehot.multiply(similarity.onehot).sum(axis=1)).ravel() / similarity.tau + similarity.diagonal
 
 
 def _power(transition, lam, similarity, tol, max_iter):
