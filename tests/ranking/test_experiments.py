@@ -1,0 +1,140 @@
+"""The seeds' ranking experiments at reduced size (seed 000 §3.4–3.5, seed 003 §5.5).
+
+The functions come from ``benchmarks/ranking_experiments.py``, the script that
+draws the figures of ``docs/ranking.md``; the slow tests check the claims the
+seeds make about those figures, the fast one that the script runs end to end.
+"""
+
+import importlib.util
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from paucity.datasets import btl_comparisons, btl_scores, feature_experiment
+from paucity.ranking import RankCentrality
+from paucity.ranking.metrics import kendall_tau_b
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "ranking_experiments.py"
+
+
+@pytest.fixture(scope="module")
+def rx():
+    spec = importlib.util.spec_from_file_location("paucity_ranking_experiments", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def _means(summary: pd.DataFrame, metric: str, **where) -> pd.Series:
+    part = summary
+    for column, value in where.items():
+        part = part[part[column] == value]
+    return part.set_index(["method", "chain"])[f"{metric}_mean"]
+
+
+# -- fast: the script's pieces at tiny size ---------------------------------------------------------
+def test_script_runs_at_tiny_size(rx, tmp_path):
+    runs = rx.convergence_experiment(12, [8, 400], 2, random_state=1, chains=("sampling",), divisors=(1,))
+    summary = rx.summarize(runs, ["n", "m", "method", "chain"], ["l2_error", "tau_b"])
+    assert set(summary["m"]) == {8, 400} and len(runs) == 2 * 2 * 4
+    # with 8 comparisons of 12 items the chain cannot be ergodic: uniform, tau-b undefined, no BTL-MLE
+    few = runs[runs["m"] == 8]
+    plain = few[few["method"] == "RankCentrality"]
+    assert plain["uniform"].all() and plain["tau_b"].isna().all()
+    assert few[few["method"] == "BTL-MLE"]["l2_error"].isna().all()
+    assert few[few["method"] == "λ = 1/n"]["tau_b"].notna().all()
+
+    performance = rx.feature_performance(1, [60], 1, sigma=2.0**-3, n_items=60, random_state=1)
+    assert performance["tau_b"].notna().all() and performance["method"].nunique() == 6
+
+    assert rx.main(["fig5_1c", "--quick", "--repeats", "2", "--figures-dir", str(tmp_path),
+                    "--results-dir", str(tmp_path)]) == 0
+    table = pd.read_csv(tmp_path / "ranking_fig5_1c.csv")
+    assert set(table["method"]) == {"BRE", "URE"} and len(table) == 2 * 20
+    assert (tmp_path / "ranking_fig5_1c.png").read_bytes()[:4] == b"\x89PNG"
+
+
+# -- slow: the seeds' claims -------------------------------------------------------------------------
+@pytest.mark.slow
+def test_lambda_regularization_ranks_where_unregularized_returns_uniform():
+    """Seed 000 §3.4: unregularized RankCentrality is trivial at small m, λ-regularized is not."""
+    n, m = 200, 300
+    v = btl_scores(n, random_state=0)
+    for repeat in range(5):
+        comparisons = btl_comparisons(v, m, random_state=repeat)
+        for chain in ("sampling", "nos"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                plain = RankCentrality(transition=chain).fit(comparisons)
+            assert not plain.ergodic_
+            assert np.allclose(plain.scores_, 1.0 / n)
+            assert np.isnan(kendall_tau_b(plain.scores_.to_numpy(), v))
+            regularized = RankCentrality(transition=chain, regularization="uniform").fit(comparisons)
+            assert kendall_tau_b(regularized.scores_.to_numpy(), v) > 0.2
+
+
+@pytest.mark.slow
+def test_lambda_bias_shows_in_l2_error_more_than_in_tau(rx):
+    """Seed 000 §3.4: at large m, λ = 1/n costs much ℓ2 accuracy and little or no tau-b."""
+    runs = rx.convergence_experiment(20, [5000], 10, random_state=3, chains=("sampling",), divisors=(1,))
+    summary = rx.summarize(runs, ["n", "m", "method", "chain"], ["l2_error", "tau_b"])
+    l2 = _means(summary, "l2_error")
+    tau = _means(summary, "tau_b")
+    plain, regularized = ("RankCentrality", "sampling"), ("λ = 1/n", "sampling")
+    assert l2[regularized] > 2.0 * l2[plain]  # a large relative bias in the weights...
+    assert abs(tau[regularized] - tau[plain]) < 0.05  # ...and the same ranking quality
+
+
+@pytest.mark.slow
+def test_bias_of_lambda_is_larger_with_fewer_items_on_nos_chain(rx):
+    """Seed 000 §3.4: the bias of λ ∈ {1/n, ...} is much greater at n = 20 than at n = 200 (Q̂^NOS)."""
+    excess = {}
+    for n, m in ((20, 5000), (200, 50000)):
+        runs = rx.convergence_experiment(n, [m], 10, random_state=4, chains=("nos",), divisors=(1,),
+                                         btl_alpha=1.0)
+        l2 = _means(rx.summarize(runs, ["n", "m", "method", "chain"], ["l2_error"]), "l2_error")
+        excess[n] = l2[("λ = 1/n", "nos")] / l2[("RankCentrality", "nos")]
+    assert excess[200] < 1.02  # no visible bias with 200 items
+    assert excess[20] > excess[200] + 0.1
+
+
+@pytest.mark.slow
+def test_similarity_regularization_beats_lambda_at_small_m_on_experiment_1():
+    """Seed 000 §3.5.2, Figure 3.4a: the kernel (σ = 2^-5) helps dramatically with few comparisons."""
+    experiment = feature_experiment(1, random_state=0)
+    v = experiment.log_weights
+    gains = []
+    for repeat in range(5):
+        comparisons = experiment.comparisons(300, random_state=repeat)
+        similarity = RankCentrality(transition="nos", regularization="similarity", sigma=2.0**-5,
+                                    solver="arpack").fit(comparisons)
+        plain = RankCentrality(transition="nos", regularization="uniform").fit(comparisons)
+        gains.append(kendall_tau_b(similarity.scores_.to_numpy(), v) - kendall_tau_b(plain.scores_.to_numpy(), v))
+    assert min(gains) > 0.2
+
+
+@pytest.mark.slow
+def test_ure_beats_bre_near_the_top_and_loses_near_the_bottom(rx):
+    """Seed 003 §5.5, Figure 5.1(c): URE is better for the first quarter of positions, BRE beyond."""
+    n = 2000
+    result = rx.displacement_experiment(n, 10.0, 40, bin_size=100, random_state=5)
+    table = result.per_bin.pivot(index="position_from", columns="method", values="median")
+    top = table.loc[table.index < n // 10]
+    bottom = table.loc[table.index >= n // 2]
+    assert (top["URE"] < top["BRE"]).all()
+    assert (bottom["URE"] > bottom["BRE"]).all()
+    at = rx.crossover(result.per_bin)
+    assert at is not None and 0.15 * n <= at <= 0.35 * n  # the theory puts it at n / 4
+
+
+@pytest.mark.slow
+def test_quick_figures_are_written(rx, tmp_path):
+    for name in ("fig3_2", "fig3_4"):
+        assert rx.main([name, "--quick", "--figures-dir", str(tmp_path), "--results-dir", str(tmp_path)]) == 0
+        assert (tmp_path / f"ranking_{name}.png").read_bytes()[:4] == b"\x89PNG"
+    assert {"ranking_fig3_2.csv", "ranking_fig3_4a.csv", "ranking_fig3_4b.csv"} <= {p.name for p in tmp_path.iterdir()}
