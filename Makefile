@@ -25,6 +25,8 @@ test-slow: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/markers.py
+	$(BIN)/python benchmarks/ranking.py
+	$(BIN)/python benchmarks/ranking_scale.py
 
 clean:
 	rm -rf $(VENV) paucity-demo
