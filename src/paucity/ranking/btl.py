@@ -229,6 +229,8 @@ class BTL(Ranker):
     a Newton–conjugate-gradient method on the distinct compared pairs, so the
     cost grows with the number of pairs, not with n². Identifiability: the
     likelihood does not change when a constant is added to v, so v is centred.
+    choix's ``opt_pairwise(alpha=a)`` penalizes ``a‖v‖²``: it matches
+    ``BTL(alpha=2a)`` (see docs/benchmarks.md).
 
     Examples
     --------
