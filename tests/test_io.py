@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import paucity.io
 from paucity._errors import ParameterError, PaucityError, ReaderError, ShapeMismatchError
-from paucity.io import atomic_path, read, write_csv, write_figure, write_h5ad, write_text
+from paucity.io import atomic_path, read, read_frame, write_csv, write_figure, write_h5ad, write_text
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -504,3 +504,21 @@ def test_fuzzed_labels_read_or_raise_a_paucity_error(tmp_path, text):
     except PaucityError:
         return
     assert len(adata.obs["label"]) == 3
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(alphabet="abxy01,\t\n \"-.", max_size=80))
+def test_fuzzed_comparison_tables_rank_or_raise_a_paucity_error(tmp_path, text):
+    """A comparisons table goes through read_frame and Comparisons: a ranking or a paucity error, nothing else."""
+    from paucity.ranking import Comparisons, rank
+
+    path = tmp_path / "games.csv"
+    path.write_text("home,away,winner\n" + text)
+    try:
+        frame = read_frame(path)
+        comparisons = Comparisons.from_dataframe(frame, i="home", j="away", winner="winner")
+        table = rank(comparisons, "rank_centrality", regularization="uniform")
+    except PaucityError:
+        return
+    assert len(table) == comparisons.n_items
+    assert np.isclose(table["score"].sum(), 1.0)

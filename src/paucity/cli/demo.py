@@ -188,8 +188,8 @@ def _ranking_stop(out, console) -> str:
     rows = []
     for label, method, params in methods:
         try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the non-ergodic chain is reported in the table
                 table = rank(train, method, **params)
         except InputError as error:
             rows.append((label, None, None, str(error).split(":")[0]))
@@ -197,9 +197,8 @@ def _ranking_stop(out, console) -> str:
         scores = table["score"].reindex(teams)
         tau = metrics.kendall_tau_b(scores, truth)
         error = metrics.held_out_error(scores, test)
-        note = ", ".join(table.index[:3])
-        if caught:
-            note += " (chain not ergodic: uniform)"
+        uniform = np.allclose(table["score"], table["score"].iloc[0])
+        note = "chain not ergodic: uniform scores" if uniform else ", ".join(table.index[:3])
         rows.append((label, tau, error, note))
     for label, tau, error, note in rows:
         view.add_row(label, "-" if tau is None or np.isnan(tau) else f"{tau:.3f}", "-" if error is None else f"{error:.1%}", note)
