@@ -6,6 +6,10 @@ info
     Discretization and information measures on sparse data.
 markers
     Information-theoretic marker (feature) selection.
+ranking
+    Ranking items from pairwise comparisons.
+differences
+    Principal differences analysis (building blocks so far).
 datasets
     Bundled data loaders and the synthetic generators of the seeds.
 io
@@ -15,7 +19,7 @@ io
 from importlib import import_module
 
 __version__ = "0.1.0"
-__all__ = ["info", "markers", "datasets", "io", "__version__"]
+__all__ = ["info", "markers", "ranking", "differences", "datasets", "io", "__version__"]
 
 
 def __getattr__(name: str):
