@@ -1,0 +1,45 @@
+"""Principal differences analysis (seed 004: Mueller & Jaakkola, PDA and SPARDA).
+
+Given unpaired samples X (n × d) and Y (m × d) of the same features, find the
+direction β in which the projected distributions βᵀX and βᵀY differ most.
+
+- :mod:`paucity.differences.divergences`: divergences between two 1-D samples
+  and their subgradients along a projection: :func:`wasserstein_1d`,
+  :func:`wasserstein_gradient`, and the :class:`Divergence` interface with
+  :class:`Wasserstein` and :class:`MannWhitney`.
+- :mod:`paucity.differences.projections`: the building blocks of RELAX —
+  projections onto the simplex and onto unit-trace PSD matrices, soft
+  thresholding, all n·m pair costs and the weighted scatter, by matrix products.
+- :mod:`paucity.differences.relax`: :func:`relax`, the dualized semidefinite
+  relaxation of SPARDA by projected subgradients.
+
+The estimator (``PDA``), the tightening step, ``PDACV``, the permutation test,
+the AnnData adapter and the command are not written yet.
+"""
+
+from .divergences import (
+    Divergence,
+    MannWhitney,
+    Wasserstein,
+    Wasserstein1DResult,
+    wasserstein_1d,
+    wasserstein_gradient,
+)
+from .projections import pair_costs, project_simplex, project_unit_trace_psd, soft_threshold, weighted_scatter
+from .relax import RelaxResult, relax
+
+__all__ = [
+    "Divergence",
+    "MannWhitney",
+    "Wasserstein",
+    "Wasserstein1DResult",
+    "wasserstein_1d",
+    "wasserstein_gradient",
+    "project_simplex",
+    "project_unit_trace_psd",
+    "soft_threshold",
+    "pair_costs",
+    "weighted_scatter",
+    "relax",
+    "RelaxResult",
+]
