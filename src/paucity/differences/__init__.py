@@ -12,8 +12,10 @@ direction β in which the projected distributions βᵀX and βᵀY differ most.
   thresholding, all n·m pair costs and the weighted scatter, by matrix products.
 - :mod:`paucity.differences.relax`: :func:`relax`, the dualized semidefinite
   relaxation of SPARDA by projected subgradients.
+- :mod:`paucity.differences.tighten`: :func:`tighten`, projected subgradient
+  ascent on the original objective, restricted to a support.
 
-The estimator (``PDA``), the tightening step, ``PDACV``, the permutation test,
+The estimator (``PDA``), ``PDACV``, the permutation test,
 the AnnData adapter and the command are not written yet.
 """
 
@@ -27,6 +29,7 @@ from .divergences import (
 )
 from .projections import pair_costs, project_simplex, project_unit_trace_psd, soft_threshold, weighted_scatter
 from .relax import RelaxResult, relax
+from .tighten import TightenResult, tighten
 
 __all__ = [
     "Divergence",
@@ -42,4 +45,6 @@ __all__ = [
     "weighted_scatter",
     "relax",
     "RelaxResult",
+    "tighten",
+    "TightenResult",
 ]
