@@ -9,6 +9,8 @@ higher is better), ``ranking_`` (item labels, best first) and ``items_``.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
@@ -16,7 +18,7 @@ from sklearn.base import BaseEstimator
 from .._errors import InputError, InputTypeError, NotFittedError
 from .comparisons import Comparisons
 
-__all__ = ["Ranker", "as_comparisons", "order_by_scores"]
+__all__ = ["Ranker", "as_comparisons", "dask_comparisons_class", "order_by_scores"]
 
 
 def as_comparisons(X, y=None, sample_weight=None) -> Comparisons:
@@ -48,6 +50,16 @@ def as_comparisons(X, y=None, sample_weight=None) -> Comparisons:
     return Comparisons(pairs[:, 0], pairs[:, 1], y, weights=sample_weight)
 
 
+def dask_comparisons_class():
+    """:class:`~paucity.ranking.distributed.DaskComparisons` once its module is imported, else None.
+
+    Dask input can only exist after that module was imported, so the
+    single-machine path never imports Dask to recognise it.
+    """
+    module = sys.modules.get("paucity.ranking.distributed")
+    return None if module is None else module.DaskComparisons
+
+
 def order_by_scores(scores: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
     """Positions sorted best first; ties in item order, or at random when ``rng`` is given.
 
@@ -65,13 +77,13 @@ def order_by_scores(scores: np.ndarray, rng: np.random.Generator | None = None) 
 class Ranker(BaseEstimator):
     """Base class of the ranking estimators (not used directly)."""
 
-    def _set_scores(self, comparisons: Comparisons, values: np.ndarray, rng=None) -> None:
+    def _set_scores(self, items: pd.Index, values: np.ndarray, rng=None) -> None:
         values = np.asarray(values, dtype=np.float64)
-        self.items_ = comparisons.items
-        self.n_items_ = comparisons.n_items
-        self.scores_ = pd.Series(values, index=comparisons.items, name="score")
+        self.items_ = items
+        self.n_items_ = len(items)
+        self.scores_ = pd.Series(values, index=items, name="score")
         self.order_ = order_by_scores(values, rng)
-        self.ranking_ = comparisons.items[self.order_]
+        self.ranking_ = items[self.order_]
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "scores_"):

@@ -271,7 +271,7 @@ class BTL(Ranker):
         self.log_likelihood_ = result.log_likelihood
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
-        self._set_scores(comparisons, result.log_weights)
+        self._set_scores(comparisons.items, result.log_weights)
         return self
 
     def _probability(self, a, b):

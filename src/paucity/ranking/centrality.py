@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numbers
-import sys
 import warnings
 
 import numpy as np
@@ -11,7 +10,7 @@ from scipy.sparse.csgraph import connected_components
 
 from .._errors import InputError, ParameterError, PaucityWarning
 from .._validation import check_choice
-from .base import Ranker, as_comparisons
+from .base import Ranker, as_comparisons, dask_comparisons_class
 from .similarity import Similarity, agreement_similarity, gaussian_similarity, precomputed_similarity
 from .stationary import SOLVERS, stationary_distribution
 from .transitions import TRANSITIONS, transition_matrix
@@ -146,7 +145,7 @@ class RankCentrality(Ranker):
             isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1
         ):
             raise ParameterError(f"max_iter must be a positive integer or None, got {self.max_iter!r}.")
-        dask_input = _dask_comparisons()
+        dask_input = dask_comparisons_class()
         if dask_input is not None and isinstance(X, dask_input):
             return self._fit_dask(X, transition, regularization, solver)
         comparisons = as_comparisons(X, y, sample_weight)
@@ -172,7 +171,7 @@ class RankCentrality(Ranker):
                 )
                 n = comparisons.n_items
                 self.residual_, self.n_iter_ = 0.0, 0
-                self._set_scores(comparisons, np.full(n, 1.0 / n))
+                self._set_scores(comparisons.items, np.full(n, 1.0 / n))
                 return self
         result = stationary_distribution(
             chain, lam=lam, similarity=similarity, solver=solver, tol=float(self.tol), max_iter=self.max_iter
@@ -185,7 +184,7 @@ class RankCentrality(Ranker):
                 stacklevel=2,
             )
         self.residual_, self.n_iter_ = result.residual, result.n_iter
-        self._set_scores(comparisons, result.distribution)
+        self._set_scores(comparisons.items, result.distribution)
         return self
 
     def _fit_dask(self, data, transition, regularization, solver):
@@ -211,7 +210,7 @@ class RankCentrality(Ranker):
             )
         self.lam_, self.n_components_, self.ergodic_ = lam, 1, True
         self.residual_, self.n_iter_ = result.residual, result.n_iter
-        self._set_scores(_ItemsOnly(data.items), result.distribution)
+        self._set_scores(data.items, result.distribution)
         return self
 
     def _probability(self, a, b):
@@ -264,20 +263,6 @@ class RankCentrality(Ranker):
         if tau is None:
             tau = _agreement_row_max(comparisons.features) + 1.0
         return agreement_similarity(comparisons.features, float(tau))
-
-
-class _ItemsOnly:
-    """What ``Ranker._set_scores`` reads of a comparisons object: the item labels."""
-
-    def __init__(self, items):
-        self.items = items
-        self.n_items = len(items)
-
-
-def _dask_comparisons():
-    """DaskComparisons when its module has been imported (it cannot be in use otherwise)."""
-    module = sys.modules.get("paucity.ranking.distributed")
-    return None if module is None else module.DaskComparisons
 
 
 def _agreement_row_max(features) -> float:

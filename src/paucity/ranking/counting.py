@@ -30,16 +30,14 @@ that higher is better, as for every ranker.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 
 from .._errors import InputError, InputTypeError
 from .._validation import check_random_state, is_dask_array
-from .base import Ranker, as_comparisons
+from .base import Ranker, as_comparisons, dask_comparisons_class
 
 __all__ = ["BRE", "URE", "ItemCounts", "comparison_counts", "counting_scores", "win_loss_sums"]
 
@@ -148,15 +146,9 @@ def counting_scores(method: str, wins: np.ndarray, losses: np.ndarray, total_wei
 
 
 # -- estimators -------------------------------------------------------------------------------------
-def _dask_comparisons_class():
-    """DaskComparisons when its module has been imported (it cannot be in use otherwise)."""
-    module = sys.modules.get("paucity.ranking.distributed")
-    return None if module is None else module.DaskComparisons
-
-
 def _batch(X, y, sample_weight):
     """Item labels and ItemCounts of what fit or partial_fit was given."""
-    dask_class = _dask_comparisons_class()
+    dask_class = dask_comparisons_class()
     if dask_class is not None and isinstance(X, dask_class):
         if y is not None or sample_weight is not None:
             raise InputError(
@@ -245,7 +237,7 @@ class _CountingRanker(Ranker):
         scores = counting_scores(self._method, wins, losses, total, len(items))
         self._wins, self._losses = wins, losses
         self._total_weight, self._n_comparisons = total, n_comparisons
-        self._set_scores(SimpleNamespace(items=items, n_items=len(items)), scores, check_random_state(self.random_state))
+        self._set_scores(items, scores, check_random_state(self.random_state))
         self.wins_ = pd.Series(wins.copy(), index=items, name="wins")
         self.losses_ = pd.Series(losses.copy(), index=items, name="losses")
         self.n_comparisons_ = int(n_comparisons)

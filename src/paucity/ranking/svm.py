@@ -174,7 +174,7 @@ class RankSVM(Ranker):
             coef = svm.coef_.ravel().astype(np.float64)
         self.coef_ = coef
         self.feature_map_ = feature_map
-        self._set_scores(comparisons, mapped @ coef)
+        self._set_scores(comparisons.items, mapped @ coef)
         return self
 
     def score_features(self, features) -> np.ndarray:
