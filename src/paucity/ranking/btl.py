@@ -7,8 +7,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 from threadpoolctl import threadpool_limits
 
 from .._errors import InputError, ParameterError, PaucityWarning
@@ -280,15 +278,7 @@ class BTL(Ranker):
 
 
 def _check_mle_exists(comparisons: Comparisons) -> None:
-    pairs = comparisons.pairs
-    n = comparisons.n_items
-    low, high = np.asarray(pairs.low), np.asarray(pairs.high)
-    up = np.asarray(pairs.high_wins) > 0  # low lost to high: an edge low -> high
-    down = np.asarray(pairs.low_wins) > 0
-    rows = np.concatenate([low[up], high[down]])
-    cols = np.concatenate([high[up], low[down]])
-    graph = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
-    n_components, _ = connected_components(graph, directed=True, connection="strong")
+    n_components = comparisons.pairs.strong_components()
     if n_components == 1:
         return
     wins = comparisons.win_counts()

@@ -6,7 +6,6 @@ import numbers
 import warnings
 
 import numpy as np
-from scipy.sparse.csgraph import connected_components
 
 from .._errors import InputError, ParameterError, PaucityWarning
 from .._validation import check_choice
@@ -156,10 +155,9 @@ class RankCentrality(Ranker):
         self.n_components_ = 1
         self.ergodic_ = True
         if regularization is None:
-            positive = chain.rates.copy()
-            positive.eliminate_zeros()  # a pair one side never won stores a zero rate: not an edge
-            n_components, _ = connected_components(positive, directed=True, connection="strong")
-            self.n_components_ = int(n_components)
+            # the chain moves from i to j exactly when j beat i: the loser -> winner graph
+            n_components = comparisons.pairs.strong_components()
+            self.n_components_ = n_components
             if n_components > 1:
                 self.ergodic_ = False
                 warnings.warn(

@@ -13,6 +13,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
 from .._errors import InputError, InputTypeError, PaucityError, ShapeMismatchError
 
@@ -513,6 +514,22 @@ class PairTable:
 
     def __len__(self) -> int:
         return len(self.low)
+
+    def strong_components(self) -> int:
+        """Strongly connected components of the graph with an edge from each loser to its winner.
+
+        One component means RankCentrality's chain is irreducible and the BTL
+        maximum likelihood estimate exists; an item never compared is a
+        component of its own.
+        """
+        low, high = np.asarray(self.low), np.asarray(self.high)
+        up = np.asarray(self.high_wins) > 0  # low lost to high: an edge low -> high
+        down = np.asarray(self.low_wins) > 0
+        rows = np.concatenate([low[up], high[down]])
+        cols = np.concatenate([high[up], low[down]])
+        n = self.n_items
+        graph = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+        return int(connected_components(graph, directed=True, connection="strong")[0])
 
 
 def _pair_table(i, j, y, weights, n_items: int) -> PairTable:
