@@ -22,6 +22,7 @@ import scipy.sparse as sp
 from .._errors import ParameterError
 from .comparisons import _pair_table
 from .distributed import DaskComparisons, _check_chunk
+from .transitions import TRANSITIONS, pair_rates
 
 __all__ = ["DistributedTransition", "distributed_transition"]
 
@@ -54,11 +55,7 @@ def _block(kind: str, n_items: int, start: int, stop: int, *pieces):
     table = _pair_table(i, j, y, weights, n_items)
     low, high = np.asarray(table.low), np.asarray(table.high)
     low_wins, high_wins = np.asarray(table.low_wins), np.asarray(table.high_wins)
-    if kind in ("nos", "ra"):
-        totals = low_wins + high_wins
-        up, down = high_wins / totals, low_wins / totals
-    else:  # "sampling" with uniform pair probabilities: counts
-        up, down = high_wins, low_wins
+    up, down = pair_rates(kind, low_wins, high_wins)  # "sampling" with uniform pair probabilities
     # Rᵀ[high, low] = R[low, high] = up (mass from low to high when high won); Rᵀ[low, high] = down
     in_high = (high >= start) & (high < stop)
     in_low = (low >= start) & (low < stop)
@@ -144,7 +141,7 @@ def distributed_transition(data: DaskComparisons, kind: str = "nos") -> Distribu
     import dask
     from dask import delayed
 
-    if kind not in ("nos", "ra", "sampling"):
+    if kind not in TRANSITIONS:
         raise ParameterError(f"unknown transition {kind!r}; expected 'nos', 'ra' or 'sampling'.")
     n, bounds = data.n_items, np.asarray(data.block_bounds)
     n_blocks = len(bounds) - 1

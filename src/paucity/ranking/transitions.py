@@ -32,7 +32,7 @@ from .._errors import InputError, ShapeMismatchError
 from . import _kernels
 from .comparisons import Comparisons
 
-__all__ = ["Transition", "transition_matrix", "TRANSITIONS"]
+__all__ = ["Transition", "transition_matrix", "pair_rates", "TRANSITIONS"]
 
 TRANSITIONS = ("nos", "ra", "sampling")
 
@@ -115,22 +115,16 @@ def transition_matrix(comparisons: Comparisons, kind: str = "nos", pair_probabil
     n = comparisons.n_items
     low, high = np.asarray(pairs.low), np.asarray(pairs.high)
     low_wins, high_wins = np.asarray(pairs.low_wins), np.asarray(pairs.high_wins)
-    if kind in ("nos", "ra"):
-        totals = low_wins + high_wins
-        up = high_wins / totals  # low -> high: the fraction of the pair's comparisons that high won
-        down = low_wins / totals
-        if kind == "nos":
-            degree = np.bincount(low, minlength=n) + np.bincount(high, minlength=n)
-            scale = float(degree.max())
-        else:
-            scale = float(n)
-    elif kind == "sampling":
-        factor = _sampling_factor(pair_probabilities, low, high, n)
-        up = high_wins * factor
-        down = low_wins * factor
-        scale = float(comparisons.observation_weights.sum())
-    else:
+    if kind not in TRANSITIONS:
         raise InputError(f"unknown transition {kind!r}; expected one of {', '.join(map(repr, TRANSITIONS))}.")
+    factor = _sampling_factor(pair_probabilities, low, high, n) if kind == "sampling" else None
+    up, down = pair_rates(kind, low_wins, high_wins, factor)
+    if kind == "nos":
+        scale = float((np.bincount(low, minlength=n) + np.bincount(high, minlength=n)).max())
+    elif kind == "ra":
+        scale = float(n)
+    else:
+        scale = float(comparisons.observation_weights.sum())
     # rows (high, then low) with columns (low, then high): each row's columns come out ascending, because
     # the pairs are sorted by (low, high)
     rows = np.concatenate([high, low])
@@ -139,6 +133,21 @@ def transition_matrix(comparisons: Comparisons, kind: str = "nos", pair_probabil
     rates_t = _csr(rows, cols, np.concatenate([up, down]), n)
     out = np.asarray(rates.sum(axis=1)).ravel()
     return Transition(rates=rates, rates_transposed=rates_t, out_rates=out, scale=scale, kind=kind)
+
+
+def pair_rates(kind: str, low_wins: np.ndarray, high_wins: np.ndarray, factor: np.ndarray | None = None):
+    """The rates of each distinct pair: ``up`` from low to high, ``down`` from high to low.
+
+    ``"nos"`` and ``"ra"``: the fraction of the pair's comparisons that the
+    destination won (P̂); ``"sampling"``: the weight it won, times
+    ``μ_min/μ_ij`` (``factor``, 1 when not given).
+    """
+    if kind in ("nos", "ra"):
+        totals = low_wins + high_wins
+        return high_wins / totals, low_wins / totals
+    if factor is None:
+        return high_wins, low_wins
+    return high_wins * factor, low_wins * factor
 
 
 def _csr(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, n: int) -> sp.csr_matrix:
