@@ -171,19 +171,7 @@ class RankCentrality(Ranker):
                 self.residual_, self.n_iter_ = 0.0, 0
                 self._set_scores(comparisons.items, np.full(n, 1.0 / n))
                 return self
-        result = stationary_distribution(
-            chain, lam=lam, similarity=similarity, solver=solver, tol=float(self.tol), max_iter=self.max_iter
-        )
-        if not result.converged:
-            warnings.warn(
-                f"the {solver} solver stopped at residual {result.residual:.2e} above tol={self.tol:g} after "
-                f"{result.n_iter} products; raise max_iter or try another solver.",
-                PaucityWarning,
-                stacklevel=2,
-            )
-        self.residual_, self.n_iter_ = result.residual, result.n_iter
-        self._set_scores(comparisons.items, result.distribution)
-        return self
+        return self._stationary(chain, lam, similarity, solver, comparisons.items)
 
     def _fit_dask(self, data, transition, regularization, solver):
         from .distributed_chain import distributed_transition
@@ -197,8 +185,14 @@ class RankCentrality(Ranker):
         if self.pair_probabilities is not None:
             raise ParameterError("pair_probabilities is not supported on Dask; the sampling chain uses uniform μ there.")
         lam = self._lam(data.n_items, regularization)
-        chain = distributed_transition(data, transition)
-        result = stationary_distribution(chain, lam=lam, solver=solver, tol=float(self.tol), max_iter=self.max_iter)
+        self.lam_, self.n_components_, self.ergodic_ = lam, 1, True
+        return self._stationary(distributed_transition(data, transition), lam, None, solver, data.items)
+
+    def _stationary(self, chain, lam, similarity, solver, items):
+        """Solve for π, warn when the tolerance was not met, and set the fitted attributes."""
+        result = stationary_distribution(
+            chain, lam=lam, similarity=similarity, solver=solver, tol=float(self.tol), max_iter=self.max_iter
+        )
         if not result.converged:
             warnings.warn(
                 f"the {solver} solver stopped at residual {result.residual:.2e} above tol={self.tol:g} after "
@@ -206,9 +200,8 @@ class RankCentrality(Ranker):
                 PaucityWarning,
                 stacklevel=3,
             )
-        self.lam_, self.n_components_, self.ergodic_ = lam, 1, True
         self.residual_, self.n_iter_ = result.residual, result.n_iter
-        self._set_scores(data.items, result.distribution)
+        self._set_scores(items, result.distribution)
         return self
 
     def _probability(self, a, b):
