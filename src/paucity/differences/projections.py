@@ -40,6 +40,7 @@ __all__ = [
     "soft_threshold",
     "pair_costs",
     "weighted_scatter",
+    "canonical_direction",
 ]
 
 
@@ -372,3 +373,19 @@ def weighted_scatter(X, Y, I) -> np.ndarray:
     y_part = _dense(Y.T @ (Y.multiply(column_weights[:, None]) if sp.issparse(Y) else Y * column_weights[:, None]))
     scatter = x_part + y_part - cross - cross.T
     return 0.5 * (scatter + scatter.T)
+
+
+def canonical_direction(beta: np.ndarray, tol: float = 1e-12) -> np.ndarray:
+    """``beta`` or ``-beta``, whichever has its first non-zero entry (above ``tol``) positive.
+
+    A direction and its negative project the samples equally well; PDA reports
+    this one.
+
+    Examples
+    --------
+    >>> canonical_direction(np.array([-0.6, 0.8])).tolist()
+    [0.6, -0.8]
+    """
+    beta = np.asarray(beta, dtype=np.float64)
+    nonzero = np.flatnonzero(np.abs(beta) > tol)
+    return -beta if len(nonzero) and beta[nonzero[0]] < 0 else beta

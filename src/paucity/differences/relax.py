@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import ParameterError
-from .projections import pair_costs, project_unit_trace_psd, soft_threshold, weighted_scatter
+from .projections import canonical_direction, pair_costs, project_unit_trace_psd, soft_threshold, weighted_scatter
 
 __all__ = ["RelaxResult", "relax"]
 
@@ -169,10 +169,7 @@ def relax(
     best_value, best_B, best_iteration = best
     values, vectors = np.linalg.eigh((best_B + best_B.T) / 2)
     top = int(np.argmax(np.abs(values)))
-    beta = vectors[:, top]
-    nonzero = np.flatnonzero(np.abs(beta) > 1e-12)
-    if len(nonzero) and beta[nonzero[0]] < 0:
-        beta = -beta
+    beta = canonical_direction(vectors[:, top])
     total = np.abs(values).sum()
     return RelaxResult(
         beta=beta,

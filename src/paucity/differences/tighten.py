@@ -16,6 +16,7 @@ import numpy as np
 
 from .._errors import InputError, ParameterError
 from .divergences import Divergence, Wasserstein
+from .projections import canonical_direction
 
 __all__ = ["TightenResult", "tighten"]
 
@@ -39,11 +40,6 @@ class TightenResult:
     value: float
     trace: np.ndarray
     n_iter: int
-
-
-def _canonical(beta: np.ndarray) -> np.ndarray:
-    nonzero = np.flatnonzero(np.abs(beta) > 1e-12)
-    return -beta if len(nonzero) and beta[nonzero[0]] < 0 else beta
 
 
 def tighten(
@@ -144,5 +140,5 @@ def tighten(
             if since_best >= patience:
                 break
     return TightenResult(
-        beta=_canonical(best_beta), value=float(best_value), trace=np.asarray(trace), n_iter=iteration
+        beta=canonical_direction(best_beta), value=float(best_value), trace=np.asarray(trace), n_iter=iteration
     )
