@@ -96,10 +96,8 @@ def comparison_counts(comparisons) -> ItemCounts:
     >>> counts.wins.tolist(), counts.losses.tolist(), counts.total_weight
     ([2.0, 1.0, 0.0], [0.0, 1.0, 2.0], 3.0)
     """
-    won = np.asarray(comparisons.y) == 1
-    i, j = np.asarray(comparisons.i), np.asarray(comparisons.j)
     weights = comparisons.weights
-    wins, losses = win_loss_sums(np.where(won, j, i), np.where(won, i, j), weights, comparisons.n_items)
+    wins, losses = win_loss_sums(comparisons.winners, comparisons.losers, weights, comparisons.n_items)
     total = float(comparisons.n_comparisons) if weights is None else float(np.sum(weights))
     return ItemCounts(wins, losses, total, comparisons.n_comparisons)
 
