@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import subprocess
 import sys
@@ -29,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA_DIR = ROOT / "benchmarks" / "_data"
-REPORT = ROOT / "docs" / "benchmarks.md"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from markers import DATA_DIR, machine, write_section  # noqa: E402
+
 SECTION = ("<!-- ranking-scale:begin -->", "<!-- ranking-scale:end -->")
 METHODS = {
     "rank_centrality (λ = 1/n)": ("rank_centrality", {"regularization": "uniform"}),
@@ -92,25 +91,12 @@ def _warm() -> None:
         rank(small, method, **params)
 
 
-def _machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return f"{cpu}, {os.cpu_count()} cores, {memory:.1f} GiB, Python {platform.python_version()}"
-
-
 def _write_report(rows: list[dict], n_items: int, n_comparisons: int) -> None:
+    m = machine()
     lines = [
-        SECTION[0],
         f"## Ranking at scale: {n_items:,} items, {n_comparisons:,} comparisons",
         "",
-        f"Machine: {_machine()}. Written by `benchmarks/ranking_scale.py`.",
+        f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory']} memory. Written by `benchmarks/ranking_scale.py`.",
         "",
         "BTL log-weights v ~ U[0, 5], pairs uniform with replacement, winners drawn from BTL. Each method runs in",
         "a fresh process that loads the arrays, builds `Comparisons` (validation, item positions) and fits;",
@@ -125,17 +111,7 @@ def _write_report(rows: list[dict], n_items: int, n_comparisons: int) -> None:
         lines.append(
             f"| {row['method']} | {row['build_s']:.1f} | {row['fit_s']:.1f} | {row['tau']:.3f} | {row['peak_gib']:.2f} |"
         )
-    lines += ["", SECTION[1]]
-    text = REPORT.read_text() if REPORT.exists() else "# Benchmarks\n"
-    if SECTION[0] in text:
-        before, rest = text.split(SECTION[0], 1)
-        after = rest.split(SECTION[1], 1)[1]
-        text = before + "\n".join(lines) + after
-    else:
-        text = text.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n"
-    tmp = REPORT.with_suffix(".md.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, REPORT)
+    write_section(SECTION, "\n".join(lines) + "\n")
 
 
 def main() -> None:
