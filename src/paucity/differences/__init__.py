@@ -15,8 +15,10 @@ direction β in which the projected distributions βᵀX and βᵀY differ most.
 - :mod:`paucity.differences.tighten`: :func:`tighten`, projected subgradient
   ascent on the original objective, restricted to a support.
 
-The estimator (``PDA``), ``PDACV``, the permutation test,
-the AnnData adapter and the command are not written yet.
+- :mod:`paucity.differences.pda`: :class:`PDA`, the estimator (PDA, and
+  SPARDA with ``sparsity="l1"``).
+- :mod:`paucity.differences.permutation`: :func:`permutation_test`, the
+  two-sample test that refits the whole statistic on every permutation.
 """
 
 from .divergences import (
@@ -28,10 +30,15 @@ from .divergences import (
     wasserstein_gradient,
 )
 from .projections import pair_costs, project_simplex, project_unit_trace_psd, soft_threshold, weighted_scatter
+from .pda import PDA
+from .permutation import PermutationTestResult, permutation_test
 from .relax import RelaxResult, relax
 from .tighten import TightenResult, tighten
 
 __all__ = [
+    "PDA",
+    "permutation_test",
+    "PermutationTestResult",
     "Divergence",
     "MannWhitney",
     "Wasserstein",
