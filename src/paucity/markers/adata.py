@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._errors import InputError, ParameterError
+from .._anndata import expression_matrix, group_labels
 from .selector import InfoSelector
 
 __all__ = ["select"]
@@ -22,23 +22,6 @@ def _lazy_if_backed(X):
     from anndata.experimental import read_elem_lazy
 
     return read_elem_lazy(group, chunks=(min(BACKED_BLOCK_ROWS, X.shape[0]), X.shape[1]))
-
-
-def _matrix_of(adata, layer, use_raw):
-    if layer is not None and use_raw:
-        raise ParameterError("use either layer= or use_raw=True, not both.")
-    if layer is not None:
-        if layer not in adata.layers:
-            available = ", ".join(map(repr, adata.layers.keys())) or "none"
-            raise ParameterError(f"layer {layer!r} is not in adata.layers (available: {available}).")
-        return adata.layers[layer], adata.var_names
-    if use_raw is None:
-        use_raw = adata.raw is not None
-    if use_raw:
-        if adata.raw is None:
-            raise ParameterError("use_raw=True but adata.raw is empty; pass use_raw=False or a layer.")
-        return adata.raw.X, adata.raw.var_names
-    return adata.X, adata.var_names
 
 
 def select(
@@ -111,11 +94,8 @@ def select(
         adata = adata.copy()
     labels = None
     if groupby is not None:
-        if groupby not in adata.obs.columns:
-            available = ", ".join(map(repr, adata.obs.columns)) or "none"
-            raise InputError(f"groupby {groupby!r} is not a column of adata.obs (columns: {available}).")
-        labels = adata.obs[groupby]
-    X, var_names = _matrix_of(adata, layer, use_raw)
+        labels = group_labels(adata, groupby)
+    X, var_names = expression_matrix(adata, layer, use_raw)
     X = _lazy_if_backed(X)  # a file opened with backed="r" is read block by block, never whole
     selector = InfoSelector(
         method=method,

@@ -1415,12 +1415,12 @@ def run_benchmark_adata(
     >>> sorted(result.table["n_used"].unique().tolist())     # ⌈3/3⌉ = 1 gene per class
     [3]
     """
-    from .adata import _matrix_of
+    from .._anndata import expression_matrix
 
     if groupby not in adata.obs.columns:
         available = ", ".join(map(repr, adata.obs.columns)) or "none"
         raise InputError(f"groupby {groupby!r} is not a column of adata.obs (columns: {available}).")
-    X, var_names = _matrix_of(adata, layer, use_raw)
+    X, var_names = expression_matrix(adata, layer, use_raw)
     kwargs.setdefault("feature_names", np.asarray(var_names, dtype=str))
     kwargs.setdefault("sample_names", np.asarray(adata.obs_names, dtype=str))
     extra = dict(kwargs.pop("extra_params", None) or {})

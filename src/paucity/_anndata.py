@@ -1,0 +1,37 @@
+"""Reading the expression matrix of an AnnData object the way scanpy does (``layer=``, ``use_raw=``)."""
+
+from __future__ import annotations
+
+from ._errors import InputError, ParameterError
+
+__all__ = ["expression_matrix", "group_labels"]
+
+
+def expression_matrix(adata, layer, use_raw):
+    """``(matrix, var_names)`` from ``adata.layers[layer]``, ``adata.raw`` or ``adata.X``.
+
+    As in scanpy, ``use_raw=None`` means ``adata.raw`` when it is set and no
+    layer is named.
+    """
+    if layer is not None and use_raw:
+        raise ParameterError("use either layer= or use_raw=True, not both.")
+    if layer is not None:
+        if layer not in adata.layers:
+            available = ", ".join(map(repr, adata.layers.keys())) or "none"
+            raise ParameterError(f"layer {layer!r} is not in adata.layers (available: {available}).")
+        return adata.layers[layer], adata.var_names
+    if use_raw is None:
+        use_raw = adata.raw is not None
+    if use_raw:
+        if adata.raw is None:
+            raise ParameterError("use_raw=True but adata.raw is empty; pass use_raw=False or a layer.")
+        return adata.raw.X, adata.raw.var_names
+    return adata.X, adata.var_names
+
+
+def group_labels(adata, groupby: str):
+    """The column ``adata.obs[groupby]``, or an error listing the columns there are."""
+    if groupby not in adata.obs.columns:
+        available = ", ".join(map(repr, adata.obs.columns)) or "none"
+        raise InputError(f"groupby {groupby!r} is not a column of adata.obs (columns: {available}).")
+    return adata.obs[groupby]
