@@ -371,3 +371,13 @@ def test_shape_errors():
         pair_costs(X[0], Y, B)
     with pytest.raises(InputError, match="2-dimensional"):
         weighted_scatter(X, Y[0], I)
+
+
+@pytest.mark.parametrize("d, spread", [(40, 1e-3), (120, 1e-4), (120, 1.0), (300, 1e-5)])
+def test_the_partial_eigendecomposition_matches_the_full_one(d, spread):
+    # near I/d most eigenvalues survive the projection (r doubles up to d); far from it few do
+    rng = np.random.default_rng(d)
+    noise = rng.normal(size=(d, d)) * spread
+    B = np.eye(d) / d + (noise + noise.T) / 2
+    full = project_unit_trace_psd(B, return_decomposition=True).matrix
+    np.testing.assert_allclose(project_unit_trace_psd(B), full, atol=1e-12)

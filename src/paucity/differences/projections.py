@@ -29,7 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
+from threadpoolctl import threadpool_limits
 
 from .._errors import InputError, ParameterError, ShapeMismatchError
 
@@ -209,8 +211,12 @@ def project_unit_trace_psd(B, *, return_decomposition: bool = False):
     if B.shape[0] != B.shape[1]:
         raise ShapeMismatchError(f"B must be square, got shape {B.shape}.")
     symmetric = 0.5 * (B + B.T)
-    values, vectors = np.linalg.eigh(symmetric)
-    values, vectors = values[::-1], vectors[:, ::-1]  # decreasing order
+    if return_decomposition:
+        with threadpool_limits(1):
+            values, vectors = np.linalg.eigh(symmetric)
+        values, vectors = values[::-1], vectors[:, ::-1]  # decreasing order
+    else:
+        values, vectors = _top_eigenpairs(symmetric)
     weights = project_simplex(values)
     keep = weights > 0  # a prefix, since the projection keeps the order of the entries
     kept = vectors[:, keep]
@@ -219,6 +225,33 @@ def project_unit_trace_psd(B, *, return_decomposition: bool = False):
     if not return_decomposition:
         return matrix
     return UnitTraceProjection(matrix=matrix, eigenvalues=weights, eigenvectors=np.ascontiguousarray(vectors))
+
+
+def _top_eigenpairs(symmetric: np.ndarray, first: int = 16):
+    """The largest eigenpairs, decreasing, enough of them for the simplex projection.
+
+    The projection keeps the eigenvalues above a threshold θ that depends only
+    on those it keeps; once the smallest eigenvalue computed gets weight zero,
+    every smaller one would too. So the top r are computed (LAPACK's
+    ``syevr`` on an index range, which skips most of the back-transformation),
+    and r is doubled until that holds: about 2.5× faster than a full
+    decomposition at d = 765. LAPACK runs on one thread: two threads on two
+    busy cores were 4–10× slower than one.
+    """
+    d = symmetric.shape[0]
+    r = min(d, first)
+    with threadpool_limits(1):
+        while True:
+            if r >= d // 2:
+                values, vectors = np.linalg.eigh(symmetric)
+            else:
+                values, vectors = scipy.linalg.eigh(
+                    symmetric, subset_by_index=[d - r, d - 1], driver="evr", check_finite=False
+                )
+            values, vectors = values[::-1], vectors[:, ::-1]
+            if values.shape[0] == d or project_simplex(values)[-1] == 0.0:
+                return values, vectors
+            r = min(d, 2 * r)
 
 
 # -- the l1 proximal step -------------------------------------------------------------------------

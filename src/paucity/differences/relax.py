@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from .._errors import ParameterError
 from .._validation import check_random_state
@@ -140,6 +141,13 @@ def relax(
     >>> int(np.argmax(np.abs(result.beta)))
     1
     """
+    with threadpool_limits(1):  # two BLAS threads on two busy cores ran several times slower than one
+        return _relax(X, Y, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patience, max_iter,
+                      batch_size, random_state)
+
+
+def _relax(X, Y, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patience, max_iter, batch_size,
+           random_state) -> RelaxResult:
     X = np.asarray(X, dtype=np.float64)
     Y = np.asarray(Y, dtype=np.float64)
     if lam < 0 or not np.isfinite(lam):
