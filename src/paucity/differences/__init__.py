@@ -17,6 +17,10 @@ direction β in which the projected distributions βᵀX and βᵀY differ most.
 
 - :mod:`paucity.differences.pda`: :class:`PDA`, the estimator (PDA, and
   SPARDA with ``sparsity="l1"``).
+- :mod:`paucity.differences.cv`: :class:`PDACV`, λ (or k) chosen by the
+  projected divergence on held-out samples.
+- :mod:`paucity.differences.adata`: :func:`compare`, two groups of an AnnData
+  object, results in ``adata.uns``.
 - :mod:`paucity.differences.permutation`: :func:`permutation_test`, the
   two-sample test that refits the whole statistic on every permutation.
 """
@@ -30,6 +34,8 @@ from .divergences import (
     wasserstein_gradient,
 )
 from .projections import pair_costs, project_simplex, project_unit_trace_psd, soft_threshold, weighted_scatter
+from .adata import compare, marginal_normalize
+from .cv import PDACV, lambda_grid
 from .pda import PDA
 from .permutation import PermutationTestResult, permutation_test
 from .relax import RelaxResult, relax
@@ -37,6 +43,10 @@ from .tighten import TightenResult, tighten
 
 __all__ = [
     "PDA",
+    "PDACV",
+    "lambda_grid",
+    "compare",
+    "marginal_normalize",
     "permutation_test",
     "PermutationTestResult",
     "Divergence",

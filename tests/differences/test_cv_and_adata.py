@@ -1,0 +1,129 @@
+"""PDACV (λ or k by held-out divergence) and compare (two groups of an AnnData object)."""
+
+import anndata
+import numpy as np
+import pandas as pd
+import pytest
+
+from paucity._errors import InputError, NotFittedError, ParameterError
+from paucity.differences import PDA, PDACV, compare, lambda_grid, marginal_normalize
+
+
+def two_feature_change(n=160, d=8, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    Y = rng.normal(size=(n, d))
+    Y[:, 0] *= 3.0
+    Y[:, 1] += 1.5
+    return X, Y
+
+
+def test_lambda_grid_starts_at_the_largest_off_diagonal_scatter():
+    X, Y = two_feature_change()
+    grid = lambda_grid(X, Y, n_lams=5, ratio=0.1)
+    difference = X.mean(0) - Y.mean(0)
+    scatter = np.cov(X, rowvar=False, bias=True) + np.cov(Y, rowvar=False, bias=True) + np.outer(difference, difference)
+    off = np.abs(scatter - np.diag(np.diag(scatter))).max()
+    assert grid[0] == pytest.approx(off)
+    assert grid[-1] == pytest.approx(off * 0.1)
+    assert np.all(np.diff(grid) < 0)
+
+
+def test_cv_over_cardinalities_prefers_the_features_that_differ():
+    X, Y = two_feature_change()
+    model = PDACV(ks=[1, 2, 8], random_state=0, n_splits=2).fit(X, Y)
+    assert model.k_ in (1, 2)
+    assert set(model.selected_.tolist()) <= {0, 1}
+    assert model.lam_ is None
+    results = model.cv_results_
+    assert results.columns.tolist() == ["k", "n_selected", "heldout_divergence", "heldout_divergence_std"]
+    assert results["heldout_divergence"].iloc[results["k"].tolist().index(model.k_)] == results["heldout_divergence"].max()
+    np.testing.assert_allclose(model.transform(X)[:, 0], X @ model.beta_)
+
+
+def test_cv_over_the_default_lambda_grid_refits_on_all_samples():
+    X, Y = two_feature_change(seed=3)
+    model = PDACV(n_lams=4, random_state=0, max_iter=100).fit(X, Y)
+    assert model.lam_ in model.cv_results_["lam"].tolist()
+    reference = model.best_estimator_
+    assert isinstance(reference, PDA) and reference.lam == model.lam_
+    np.testing.assert_array_equal(model.beta_, reference.beta_)
+    assert 0 in model.selected_.tolist()
+
+
+def test_cv_errors():
+    X, Y = two_feature_change()
+    with pytest.raises(ParameterError, match="not both"):
+        PDACV(lams=[0.1], ks=[1]).fit(X, Y)
+    with pytest.raises(ParameterError, match="ks must be integers between 1 and"):
+        PDACV(ks=[0, 3]).fit(X, Y)
+    with pytest.raises(ParameterError, match="lams must be non-negative"):
+        PDACV(lams=[-1.0]).fit(X, Y)
+    with pytest.raises(ParameterError, match="test_size"):
+        PDACV(ks=[1], test_size=1.5).fit(X, Y)
+    with pytest.raises(ParameterError, match="fewer than 2 samples"):
+        PDACV(ks=[1]).fit(X[:3], Y[:3])
+    with pytest.raises(NotFittedError):
+        PDACV().transform(X)
+
+
+def test_marginal_normalize_centres_and_scales_each_column():
+    rng = np.random.default_rng(0)
+    X = rng.normal(3.0, 2.0, size=(50, 3))
+    X[:, 2] = 7.0
+    Z = marginal_normalize(X)
+    np.testing.assert_allclose(Z.mean(0), 0.0, atol=1e-12)
+    np.testing.assert_allclose(Z.std(0), [1.0, 1.0, 0.0], atol=1e-12)
+
+
+def cells(seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(90, 5))
+    X[45:, 3] *= 4.0
+    obs = pd.DataFrame({"kind": ["a"] * 45 + ["b"] * 45, "other": ["x"] * 90}, index=[f"c{i}" for i in range(90)])
+    var = pd.DataFrame(index=[f"gene{k}" for k in range(5)])
+    return anndata.AnnData(X, obs=obs, var=var)
+
+
+def test_compare_stores_results_and_returns_a_tidy_table():
+    adata = cells()
+    table = compare(adata, "kind", "a", "b", k=1, key_added="diff")
+    assert table.columns.tolist() == ["gene", "weight", "rank", "mean_a", "mean_b"]
+    assert table["gene"].tolist() == ["gene3"]
+    stored = adata.uns["diff"]
+    assert stored["genes"] == ["gene3"] and stored["groups"] == ["a", "b"]
+    assert stored["params"]["k"] == 1 and stored["params"]["groupby"] == "kind"
+    assert adata.var["diff_weight"].tolist() == [0.0, 0.0, 0.0, 1.0, 0.0]
+    assert table["mean_a"].iloc[0] == pytest.approx(adata.X[:45, 3].mean())
+    direct = PDA(sparsity="l1", k=1, random_state=0).fit(adata.X[:45], adata.X[45:])
+    np.testing.assert_allclose(stored["beta"], direct.beta_)
+
+
+def test_compare_reads_layers_raw_and_normalizes_marginally():
+    adata = cells()
+    adata.layers["doubled"] = adata.X * 2.0
+    table = compare(adata, "kind", "a", "b", layer="doubled", k=1)
+    assert table["gene"].tolist() == ["gene3"]
+    # within each group every gene has mean 0 and variance 1: a pure scale change disappears
+    normalized = compare(adata, "kind", "a", "b", marginal_normalize=True, random_state=0)
+    assert adata.uns["pda"]["params"]["marginal_normalize"] is True
+    assert adata.uns["pda"]["divergence"] < 0.5
+    assert len(normalized) >= 1
+    raw = cells()
+    raw.raw = raw.copy()
+    raw.X = np.zeros_like(raw.X) + np.arange(5)
+    assert compare(raw, "kind", "a", "b", k=1)["gene"].tolist() == ["gene3"]  # use_raw=None reads .raw
+
+
+def test_compare_errors():
+    adata = cells()
+    with pytest.raises(InputError, match="'missing' is not a column of adata.obs"):
+        compare(adata, "missing", "a", "b")
+    with pytest.raises(InputError, match="group 'c' has no cells"):
+        compare(adata, "kind", "a", "c")
+    with pytest.raises(ParameterError, match="same group"):
+        compare(adata, "kind", "a", "a")
+    with pytest.raises(ParameterError, match="drop lam= or cv="):
+        compare(adata, "kind", "a", "b", lam=0.1, cv=True)
+    with pytest.raises(ParameterError, match="layer 'nope'"):
+        compare(adata, "kind", "a", "b", layer="nope")
