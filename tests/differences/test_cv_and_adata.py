@@ -127,3 +127,15 @@ def test_compare_errors():
         compare(adata, "kind", "a", "b", lam=0.1, cv=True)
     with pytest.raises(ParameterError, match="layer 'nope'"):
         compare(adata, "kind", "a", "b", layer="nope")
+
+
+def test_tolerance_prefers_the_sparsest_candidate_close_to_the_best():
+    X, Y = two_feature_change(seed=1)
+    strict = PDACV(ks=[1, 2, 8], random_state=0).fit(X, Y)
+    loose = PDACV(ks=[1, 2, 8], random_state=0, tolerance=0.9).fit(X, Y)
+    results = loose.cv_results_
+    close = results[results["heldout_divergence"] >= 0.1 * results["heldout_divergence"].max()]
+    assert loose.k_ == close.sort_values("n_selected")["k"].iloc[0]
+    assert strict.k_ == results["k"].iloc[int(results["heldout_divergence"].argmax())]
+    with pytest.raises(ParameterError, match="tolerance"):
+        PDACV(ks=[1], tolerance=1.0).fit(X, Y)

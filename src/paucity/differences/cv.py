@@ -64,6 +64,9 @@ class PDACV(TransformerMixin, BaseEstimator):
     n_splits : int, default 1
     n_restarts, max_iter, patience, tighten_max_iter, batch_size
         Passed to every :class:`PDA` fit.
+    tolerance : float, default 0.0
+        Keep the candidate with the fewest selected features among those whose
+        held-out divergence is within this fraction of the best (0: the best).
     random_state : int, numpy.random.Generator or None
     progress : bool, default False
         A bar over the candidate fits.
@@ -109,9 +112,11 @@ class PDACV(TransformerMixin, BaseEstimator):
         patience: int = 50,
         tighten_max_iter: int = 500,
         batch_size="auto",
+        tolerance: float = 0.0,
         random_state=None,
         progress: bool = False,
     ):
+        self.tolerance = tolerance
         self.lams = lams
         self.ks = ks
         self.n_lams = n_lams
@@ -165,6 +170,8 @@ class PDACV(TransformerMixin, BaseEstimator):
         m = Ya.shape[0]
         if not (isinstance(self.test_size, numbers.Real) and 0 < self.test_size < 1):
             raise ParameterError(f"test_size must be a fraction strictly between 0 and 1, got {self.test_size!r}.")
+        if not (isinstance(self.tolerance, numbers.Real) and 0 <= self.tolerance < 1):
+            raise ParameterError(f"tolerance must be a fraction in [0, 1), got {self.tolerance!r}.")
         if isinstance(self.n_splits, bool) or not isinstance(self.n_splits, numbers.Integral) or self.n_splits < 1:
             raise ParameterError(f"n_splits must be a positive integer, got {self.n_splits!r}.")
         n_test, m_test = int(round(n * self.test_size)), int(round(m * self.test_size))
@@ -189,7 +196,9 @@ class PDACV(TransformerMixin, BaseEstimator):
                     sizes[index, split] = len(model.selected_)
                     bar.advance()
         mean = scores.mean(axis=1)
-        best = int(np.argmax(mean))
+        size = sizes.mean(axis=1)
+        close = np.flatnonzero(mean >= (1.0 - self.tolerance) * mean.max())
+        best = int(close[np.lexsort((-mean[close], size[close]))[0]])
         self.cv_results_ = pd.DataFrame(
             {
                 name: candidates,

@@ -77,8 +77,10 @@ class PDA(TransformerMixin, BaseEstimator):
         It is on the scale of the data's squared differences; standardize
         the features, or let :class:`PDACV` choose it.
     k : int, optional
-        With ``sparsity="l1"``: keep the k features with the largest RELAX
-        weights (k = ‖β‖₀) and tighten on them.
+        With ``sparsity="l1"``: keep k features (k = ‖β‖₀) and tighten on
+        them: the k largest weights of RELAX's direction, or of the ascent on
+        the whole sphere started from it, whichever support tightens to the
+        larger divergence.
     n_restarts : int, default 4
         Random unit directions on the support tightened besides the RELAX
         direction; the best value wins.
@@ -233,11 +235,25 @@ class PDA(TransformerMixin, BaseEstimator):
             batch_size=self._batch_size(*_sizes(samples)),
             random_state=rng,
         )
-        support = self._support(relaxation.beta)
         wasserstein = Wasserstein()
-        starts = [relaxation.beta] + [_random_start(support, rng) for _ in range(self.n_restarts)]
-        with progress_bar(len(starts) * (1 + (not isinstance(divergence, Wasserstein))),
-                          "tightening", self.progress) as bar:
+        n_runs = (1 + self.n_restarts) * (1 + (not isinstance(divergence, Wasserstein)))
+        with progress_bar(n_runs + (self.k is not None), "tightening", self.progress) as bar:
+            support = self._support(relaxation.beta)
+            if self.k is not None:
+                # RELAX's weights are a rough ranking when it stopped early; the ascent on the whole
+                # sphere ranks the features by the original objective. Keep the better k-support.
+                ranking = tighten(Xc, Yc, relaxation.beta, divergence=wasserstein,
+                                  support=np.ones(d, dtype=bool), max_iter=self.tighten_max_iter).beta
+                bar.advance()
+                other = self._top(ranking)
+                if not np.array_equal(other, support):
+                    first = tighten(Xc, Yc, relaxation.beta, divergence=wasserstein, support=support,
+                                    max_iter=self.tighten_max_iter)
+                    second = tighten(Xc, Yc, ranking, divergence=wasserstein, support=other,
+                                     max_iter=self.tighten_max_iter)
+                    if second.value > first.value:
+                        support = other
+            starts = [relaxation.beta] + [_random_start(support, rng) for _ in range(self.n_restarts)]
             best = _best_tightening(Xc, Yc, starts, wasserstein, support, self.tighten_max_iter, bar)
             if not isinstance(divergence, Wasserstein):
                 # the relaxation is Wasserstein's: start D's ascent from its solution and the restarts
@@ -265,10 +281,14 @@ class PDA(TransformerMixin, BaseEstimator):
         if self.sparsity != "l1":
             return np.ones(d, dtype=bool)
         if self.k is not None:
-            support = np.zeros(d, dtype=bool)
-            support[np.argsort(-magnitude, kind="stable")[: self.k]] = True
-            return support
+            return self._top(beta_relax)
         return magnitude > _SUPPORT_TOLERANCE * magnitude.max()
+
+    def _top(self, beta: np.ndarray) -> np.ndarray:
+        """The k largest |weights| of beta, as a mask."""
+        support = np.zeros(beta.shape[0], dtype=bool)
+        support[np.argsort(-np.abs(beta), kind="stable")[: self.k]] = True
+        return support
 
     # -- using the direction ----------------------------------------------------------------------
     def _check_fitted(self) -> None:

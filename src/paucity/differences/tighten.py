@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import InputError, ParameterError
-from .divergences import Divergence, Wasserstein
+from .divergences import Divergence, Wasserstein, _check_pair, _project
 from .projections import canonical_direction
 
 __all__ = ["TightenResult", "tighten"]
@@ -116,7 +116,13 @@ def tighten(
     if not np.any(beta):
         beta = mask / np.sqrt(mask.sum())
     beta = beta / np.linalg.norm(beta)
-    value, gradient = divergence.gradient(X, Y, beta)
+    X, Y, beta = _check_pair(X, Y, beta)  # once: every step below reuses the validated matrices
+    divergence._check_parameters()
+
+    def evaluate(direction):
+        return divergence._gradient(X, Y, _project(X, direction), _project(Y, direction))
+
+    value, gradient = evaluate(beta)
     best_value, best_beta = value, beta
     trace = [value]
     since_best = 0
@@ -130,7 +136,7 @@ def tighten(
             break
         beta = beta + step / np.sqrt(iteration) * tangent / norm
         beta /= np.linalg.norm(beta)
-        value, gradient = divergence.gradient(X, Y, beta)
+        value, gradient = evaluate(beta)
         trace.append(value)
         if value > best_value:
             best_value, best_beta = value, beta
