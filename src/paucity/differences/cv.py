@@ -108,7 +108,7 @@ class PDACV(TransformerMixin, BaseEstimator):
         test_size: float = 0.5,
         n_splits: int = 1,
         n_restarts: int = 4,
-        max_iter: int = 500,
+        max_iter: int = 300,
         patience: int = 50,
         tighten_max_iter: int = 500,
         batch_size="auto",

@@ -84,8 +84,9 @@ class PDA(TransformerMixin, BaseEstimator):
     n_restarts : int, default 4
         Random unit directions on the support tightened besides the RELAX
         direction; the best value wins.
-    max_iter : int, default 500
-        Iterations of RELAX.
+    max_iter : int, default 300
+        Iterations of RELAX. On MADELON (n = m = 1,000, d = 500) the tightened
+        direction is the same after 300 iterations as after 500.
     patience : int, default 50
         T of RELAX: stop after this many iterations without improvement.
     step_B, step_dual : float
@@ -151,7 +152,7 @@ class PDA(TransformerMixin, BaseEstimator):
         lam: float = 0.0,
         k: int | None = None,
         n_restarts: int = 4,
-        max_iter: int = 500,
+        max_iter: int = 300,
         patience: int = 50,
         step_B: float = 0.3,
         step_dual: float = 1.0,
