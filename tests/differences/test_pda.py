@@ -205,3 +205,12 @@ def test_junk_only_raises_paucity_errors(X, Y):
         PDA(max_iter=5, tighten_max_iter=5, n_restarts=0, random_state=0).fit(X, Y)
     except (InputError, InputTypeError, ShapeMismatchError):
         pass
+
+
+def test_a_constant_feature_never_carries_weight():
+    X, Y = planted(seed=4)
+    X[:, 4] = 2.5
+    Y[:, 4] = 2.5
+    for params in ({}, {"sparsity": "l1", "k": 6}, {"sparsity": "l1", "lam": 0.01}):
+        model = PDA(random_state=0, **params).fit(X, Y)
+        assert model.beta_[4] == 0.0 and not model.support_[4]

@@ -224,6 +224,8 @@ class PDA(TransformerMixin, BaseEstimator):
         Xc = samples.X - centre
         Yc = samples.Y - centre
         lam = float(self.lam) if self.sparsity == "l1" else 0.0
+        # a feature constant over both samples cannot separate them: it never carries weight
+        varying = np.ptp(np.concatenate([samples.X, samples.Y]), axis=0) > 0
         relaxation = relax(
             Xc,
             Yc,
@@ -239,14 +241,16 @@ class PDA(TransformerMixin, BaseEstimator):
         wasserstein = Wasserstein()
         n_runs = (1 + self.n_restarts) * (1 + (not isinstance(divergence, Wasserstein)))
         with progress_bar(n_runs + (self.k is not None), "tightening", self.progress) as bar:
-            support = self._support(relaxation.beta)
+            support = self._support(np.where(varying, relaxation.beta, 0.0)) & varying
+            if not support.any():  # RELAX's direction lay on constant features only
+                support = varying
             if self.k is not None:
                 # RELAX's weights are a rough ranking when it stopped early; the ascent on the whole
                 # sphere ranks the features by the original objective. Keep the better k-support.
                 ranking = tighten(Xc, Yc, relaxation.beta, divergence=wasserstein,
                                   support=np.ones(d, dtype=bool), max_iter=self.tighten_max_iter).beta
                 bar.advance()
-                other = self._top(ranking)
+                other = self._top(np.where(varying, ranking, 0.0)) & varying
                 if not np.array_equal(other, support):
                     first = tighten(Xc, Yc, relaxation.beta, divergence=wasserstein, support=support,
                                     max_iter=self.tighten_max_iter)

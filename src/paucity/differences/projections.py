@@ -31,7 +31,6 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
-from threadpoolctl import threadpool_limits
 
 from .._errors import InputError, ParameterError, ShapeMismatchError
 
@@ -212,8 +211,7 @@ def project_unit_trace_psd(B, *, return_decomposition: bool = False):
         raise ShapeMismatchError(f"B must be square, got shape {B.shape}.")
     symmetric = 0.5 * (B + B.T)
     if return_decomposition:
-        with threadpool_limits(1):
-            values, vectors = np.linalg.eigh(symmetric)
+        values, vectors = np.linalg.eigh(symmetric)
         values, vectors = values[::-1], vectors[:, ::-1]  # decreasing order
     else:
         values, vectors = _top_eigenpairs(symmetric)
@@ -235,23 +233,22 @@ def _top_eigenpairs(symmetric: np.ndarray, first: int = 16):
     every smaller one would too. So the top r are computed (LAPACK's
     ``syevr`` on an index range, which skips most of the back-transformation),
     and r is doubled until that holds: about 2.5× faster than a full
-    decomposition at d = 765. LAPACK runs on one thread: two threads on two
-    busy cores were 4–10× slower than one.
+    decomposition at d = 765. (RELAX runs it on one BLAS thread: two threads
+    on two busy cores were 4–10× slower than one.)
     """
     d = symmetric.shape[0]
     r = min(d, first)
-    with threadpool_limits(1):
-        while True:
-            if r >= d // 2:
-                values, vectors = np.linalg.eigh(symmetric)
-            else:
-                values, vectors = scipy.linalg.eigh(
-                    symmetric, subset_by_index=[d - r, d - 1], driver="evr", check_finite=False
-                )
-            values, vectors = values[::-1], vectors[:, ::-1]
-            if values.shape[0] == d or project_simplex(values)[-1] == 0.0:
-                return values, vectors
-            r = min(d, 2 * r)
+    while True:
+        if r >= d // 2:
+            values, vectors = np.linalg.eigh(symmetric)
+        else:
+            values, vectors = scipy.linalg.eigh(
+                symmetric, subset_by_index=[d - r, d - 1], driver="evr", check_finite=False
+            )
+        values, vectors = values[::-1], vectors[:, ::-1]
+        if values.shape[0] == d or project_simplex(values)[-1] == 0.0:
+            return values, vectors
+        r = min(d, 2 * r)
 
 
 # -- the l1 proximal step -------------------------------------------------------------------------
