@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from .demo import demo
+from .differences import DifferencesCommand, differences
 from .markers import markers
 from .markers_benchmark import markers_benchmark
 from .rank import rank, rank_evaluate
@@ -19,6 +20,7 @@ app.command("markers")(markers)
 app.command("markers-benchmark")(markers_benchmark)
 app.command("rank")(rank)
 app.command("rank-evaluate")(rank_evaluate)
+app.command("differences", cls=DifferencesCommand)(differences)
 app.command("demo")(demo)
 
 

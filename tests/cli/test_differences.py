@@ -1,0 +1,272 @@
+import json
+
+import anndata
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from typer.testing import CliRunner
+
+from paucity.cli import app
+from paucity.differences import PDA
+
+runner = CliRunner()
+QUICK = ["--max-iter", "60", "--n-restarts", "1"]  # small fits: the tests check the command, not the solver
+
+
+@pytest.fixture()
+def tables(tmp_path):
+    """Two samples of five features; in Y feature f2 is shifted and spread out, and the columns are reordered."""
+    rng = np.random.default_rng(0)
+    columns = [f"f{j}" for j in range(5)]
+    X = pd.DataFrame(rng.normal(size=(60, 5)), columns=columns)
+    Y = pd.DataFrame(rng.normal(size=(50, 5)), columns=columns)
+    Y["f2"] = 3.0 * Y["f2"] + 1.5
+    X.to_csv(tmp_path / "X.csv", index=False)
+    Y[columns[::-1]].to_csv(tmp_path / "Y.csv", index=False)
+    return tmp_path / "X.csv", tmp_path / "Y.csv", X, Y
+
+
+def _run(*args):
+    return runner.invoke(app, ["differences", *map(str, args)])
+
+
+def _read(path):
+    return json.loads(path.read_text())
+
+
+def test_planted_feature_comes_first_and_the_test_rejects(tables, tmp_path):
+    x_path, y_path, X, Y = tables
+    out = tmp_path / "result.json"
+    result = _run(x_path, y_path, "--k", 2, "--permutations", 19, *QUICK, "--out", out)
+    assert result.exit_code == 0, result.output
+    report = _read(out)
+    assert report["selected"][0]["feature"] == "f2" and report["selected"][0]["rank"] == 1
+    assert (report["n"], report["m"], report["d"]) == (60, 50, 5)
+    assert report["method"] == "SPARDA" and report["k"] == 2 and report["lam"] is None
+    assert report["inputs"] == {"x": "X.csv", "y": "Y.csv"}
+    assert report["n_selected"] == len(report["beta"]) == 2
+    assert report["beta"]["f2"] == report["selected"][0]["weight"]
+    assert report["selected"][0]["mean_x"] == pytest.approx(X["f2"].mean())
+    assert report["selected"][0]["mean_y"] == pytest.approx(Y["f2"].mean())
+    test = report["permutation_test"]
+    null = np.asarray(test["null_distribution"])
+    assert null.shape == (19,) and report["n_permutations"] == 19
+    b = int(np.sum(null >= test["statistic"] - 1e-12 * max(1.0, test["statistic"])))
+    assert report["pvalue"] == test["pvalue"] == pytest.approx((b + 1) / 20)
+    assert report["pvalue"] == pytest.approx(0.05)  # a strong difference: no split comes close
+    assert test["statistic"] == pytest.approx(report["statistic"])  # the test refits the reported estimator
+    assert 0 < report["relaxation"]["tightness"] <= 1 + 1e-9 and report["relaxation"]["n_iter"] >= 1
+    assert "Do X.csv and Y.csv differ? p = 0.05" in " ".join(result.stdout.split())
+    assert "f2" in result.stdout
+
+
+def test_lam_gives_the_estimator_result(tables, tmp_path):
+    x_path, y_path, X, Y = tables
+    out = tmp_path / "result.json"
+    result = _run(x_path, y_path, "--lam", 0.5, *QUICK, "--random-state", 3, "--out", out)
+    assert result.exit_code == 0, result.output
+    report = _read(out)
+    model = PDA(sparsity="l1", lam=0.5, max_iter=60, n_restarts=1, random_state=3).fit(X, Y)
+    assert report["method"] == "SPARDA" and report["lam"] == 0.5
+    assert report["statistic"] == pytest.approx(model.divergence_)
+    assert list(report["beta"]) == list(model.selected_)
+    np.testing.assert_allclose(list(report["beta"].values()), model.weights()["weight"], atol=1e-12)
+    assert report["pvalue"] is None and report["n_permutations"] is None and report["permutation_test"] is None
+    assert "add --permutations" in " ".join(result.stdout.split())
+
+
+def test_no_penalty_is_pda_and_a_constant_feature_is_fine(tables, tmp_path):
+    x_path, y_path, X, Y = tables
+    X.assign(flat=1.0).to_csv(x_path, index=False)
+    Y.assign(flat=1.0).to_csv(y_path, index=False)
+    out = tmp_path / "result.json"
+    result = _run(x_path, y_path, *QUICK, "--out", out)
+    assert result.exit_code == 0, result.output
+    report = _read(out)
+    assert report["method"] == "PDA" and report["k"] is None and report["cv"] is None
+    assert report["d"] == 6 and abs(report["beta"].get("flat", 0.0)) < 0.01
+    assert max(report["beta"], key=lambda name: abs(report["beta"][name])) == "f2"
+    assert np.sum(np.square(list(report["beta"].values()))) == pytest.approx(1.0)
+
+
+def test_cv_chooses_lam_and_the_test_keeps_it(tables, tmp_path):
+    x_path, y_path, _, _ = tables
+    out = tmp_path / "result.json"
+    result = _run(x_path, y_path, "--cv", "--permutations", 4, *QUICK, "--out", out)
+    assert result.exit_code == 0, result.output
+    report = _read(out)
+    assert report["method"] == "SPARDA"
+    cv = report["cv"]
+    assert len(cv["results"]) == 8 and {"lam", "n_selected", "heldout_divergence"} <= set(cv["results"][0])
+    assert report["lam"] == cv["chosen_lam"] == max(cv["results"], key=lambda row: row["heldout_divergence"])["lam"]
+    assert report["selected"][0]["feature"] == "f2"
+    assert f"lam={cv['chosen_lam']:.6g}" in report["permutation_test"]["refitted"]
+    assert "not chosen again" in report["permutation_test"]["note"]
+    assert len(report["permutation_test"]["null_distribution"]) == 4
+
+
+def test_marginal_normalization_finds_a_change_in_correlation(tmp_path):
+    rng = np.random.default_rng(1)
+    columns = [f"f{j}" for j in range(5)]
+    X = pd.DataFrame(rng.normal(size=(80, 5)), columns=columns)
+    Y = pd.DataFrame(rng.normal(size=(80, 5)), columns=columns)
+    Y["f1"] = 0.9 * Y["f0"] + np.sqrt(1 - 0.9**2) * Y["f1"]  # same marginals, new correlation
+    X.insert(0, "sample", [f"x{i}" for i in range(80)])
+    Y.insert(0, "sample", [f"y{i}" for i in range(80)])
+    X.to_csv(tmp_path / "X.tsv", sep="\t", index=False)
+    Y.to_csv(tmp_path / "Y.tsv", sep="\t", index=False)
+    out = tmp_path / "result.json"
+    args = [tmp_path / "X.tsv", tmp_path / "Y.tsv", "--index-col", "sample", "--k", 2, "--marginal-normalize", *QUICK]
+    result = _run(*args, "--permutations", 4, "--out", out)
+    assert result.exit_code == 0, result.output
+    report = _read(out)
+    assert report["marginal_normalize"] is True and report["d"] == 5
+    assert set(report["beta"]) == {"f0", "f1"}
+    assert "marginally normalized" in report["permutation_test"]["refitted"]
+    parallel = tmp_path / "parallel.json"
+    assert _run(*args, "--permutations", 4, "--jobs", 2, "--out", parallel).exit_code == 0
+    assert _read(parallel)["permutation_test"] == report["permutation_test"]  # same permutations, same answer
+
+
+@pytest.fixture()
+def cells(tmp_path):
+    rng = np.random.default_rng(0)
+    groups = rng.choice(["B", "NK", "T"], size=150)
+    X = rng.poisson(1.0, size=(150, 8)).astype(np.float32)
+    X[:, 5] += 4 * (groups == "NK")
+    adata = anndata.AnnData(
+        sp.csr_matrix(X),
+        obs=pd.DataFrame({"cell_type": groups}, index=[f"c{i}" for i in range(150)]),
+        var=pd.DataFrame(index=[f"g{j}" for j in range(8)]),
+    )
+    adata.layers["doubled"] = sp.csr_matrix(2 * X)
+    path = tmp_path / "cells.h5ad"
+    adata.write_h5ad(path)
+    return path, adata
+
+
+def test_h5ad_groups(cells, tmp_path):
+    path, adata = cells
+    out = tmp_path / "result.json"
+    result = _run(path, "--groupby", "cell_type", "--groups", "NK", "T", "--k", 1, *QUICK, "--out", out)
+    assert result.exit_code == 0, result.output
+    report = _read(out)
+    assert report["inputs"] == {"file": "cells.h5ad", "groupby": "cell_type", "groups": ["NK", "T"], "layer": None, "use_raw": False}
+    nk, t = (adata.obs["cell_type"] == "NK").to_numpy(), (adata.obs["cell_type"] == "T").to_numpy()
+    assert (report["n"], report["m"], report["d"]) == (nk.sum(), t.sum(), 8)
+    assert report["selected"] == [
+        {"feature": "g5", "weight": 1.0, "rank": 1, "mean_x": pytest.approx(adata.X[nk, 5].mean()), "mean_y": pytest.approx(adata.X[t, 5].mean())}
+    ]
+    assert "Do 'NK' and 'T' differ?" in result.stdout
+    layered = tmp_path / "layer.json"
+    result = _run(path, "--groupby", "cell_type", "--groups", "NK", "T", "--layer", "doubled", "--k", 1, *QUICK, "--out", layered)
+    assert result.exit_code == 0, result.output
+    assert _read(layered)["selected"][0]["mean_x"] == pytest.approx(2 * adata.X[nk, 5].mean())
+
+
+def _fails(result, *words):
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+    assert result.stdout.strip() == ""
+
+
+def _write(path, text):
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    "x_text, y_text, words",
+    [
+        ("a,b\n1,2\n3,4\n", "a,c\n1,2\n3,4\n", ["same features", "'b'", "'c'"]),
+        ("a,b\n1,2\n", "a,b\n1,2\n3,4\n", ["1 row(s)", "at least 2"]),
+        ("a,b\n1,2\n3,\n", "a,b\n1,2\n3,4\n", ["NaN", "column 'b'"]),
+        ("a,b\n1,2\n3,inf\n", "a,b\n1,2\n3,4\n", ["infinite", "column 'b'"]),
+        ("a,b\n1,2\n1,2\n", "a,b\n1,2\n1,2\n", ["constant"]),
+        ("id,a,b\ns1,1,2\ns2,3,4\n", "id,a,b\ns3,1,2\ns4,3,4\n", ["'id'", "not numeric", "--index-col"]),
+        (",a,b\n0,1,2\n1,3,4\n", ",a,b\n0,1,2\n1,3,4\n", ["empty name", "Unnamed: 0"]),
+        ("a,b\n", "a,b\n1,2\n3,4\n", ["no rows"]),
+        ("", "a,b\n1,2\n3,4\n", ["empty"]),
+    ],
+)
+def test_malformed_tables_fail_in_one_line_and_write_nothing(tmp_path, x_text, y_text, words):
+    x_path, y_path = _write(tmp_path / "X.csv", x_text), _write(tmp_path / "Y.csv", y_text)
+    out = tmp_path / "result.json"
+    _fails(_run(x_path, y_path, *QUICK, "--out", out), *words)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["X.csv", "Y.csv"]
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--k", 0], ["k must be an integer between 1 and the number of features (5)"]),
+        (["--k", 6], ["k must be an integer between 1 and the number of features (5)"]),
+        (["--lam", 0.1, "--k", 2], ["--lam and --k are exclusive"]),
+        (["--k", 2, "--cv"], ["--k and --cv are exclusive"]),
+        (["--lam", -1], ["lam must be a non-negative number"]),
+        (["--divergence", "kl"], ["unknown divergence 'kl'"]),
+        (["--jobs", 2], ["--jobs", "--permutations"]),
+        (["--permutations", -3], ["--permutations"]),
+        (["--groupby", "cell_type"], ["--groupby applies to an .h5ad file"]),
+        (["--k", "two"], ["Invalid value for '--k'"]),
+    ],
+)
+def test_bad_options_fail_in_one_line_and_write_nothing(tables, tmp_path, args, words):
+    x_path, y_path, _, _ = tables
+    out = tmp_path / "result.json"
+    _fails(_run(x_path, y_path, *args, *QUICK, "--out", out), *words)
+    assert not out.exists()
+
+
+def test_missing_unreadable_and_misplaced_files(tables, tmp_path):
+    x_path, y_path, _, _ = tables
+    out = tmp_path / "result.json"
+    _fails(_run(x_path, tmp_path / "absent.csv", "--out", out), "absent.csv does not exist")
+    garbage = _write(tmp_path / "garbage.parquet", "not a parquet file\n")
+    _fails(_run(x_path, garbage, "--out", out), "could not read", "garbage.parquet")
+    _fails(_run(x_path, y_path, "--out", tmp_path / "missing" / "result.json"), "folder of --out", "does not exist")
+    _fails(_run(x_path, "--out", out), "give two tables")
+    _fails(_run(x_path, y_path, "--index-col", "sample", "--out", out), "--index-col 'sample' is not a column")
+    assert not out.exists() and not (tmp_path / "missing").exists()
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--groupby", "cell_type", "--groups", "NK"], ["'--groups' requires 2 arguments"]),
+        (["--groupby", "cell_type", "--groups", "NK", "--k", "1"], ["--groups takes two values"]),
+        (["--groupby", "cell_type", "--groups", "NK", "ILC"], ["group 'ILC' has no cells", "'NK'"]),
+        (["--groupby", "celltype", "--groups", "NK", "T"], ["groupby 'celltype' is not a column"]),
+        (["--groupby", "cell_type", "--groups", "NK", "NK"], ["two different groups"]),
+        (["--groups", "NK", "T"], ["needs --groupby"]),
+        (["--groupby", "cell_type", "--groups", "NK", "T", "--layer", "spliced"], ["layer 'spliced'"]),
+        (["--groupby", "cell_type", "--groups", "NK", "T", "--use-raw"], ["adata.raw is empty"]),
+        (["--groupby", "cell_type", "--groups", "NK", "T", "--index-col", "id"], ["--index-col applies to tables"]),
+    ],
+)
+def test_bad_h5ad_options_fail_in_one_line_and_write_nothing(cells, tmp_path, args, words):
+    path, _ = cells
+    _fails(_run(path, "--out", tmp_path / "result.json", *args), *words)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cells.h5ad"]
+
+
+def test_a_single_cell_group_is_refused(cells, tmp_path):
+    path, adata = cells
+    adata.obs["cell_type"] = adata.obs["cell_type"].astype(str)
+    adata.obs.loc[adata.obs_names[0], "cell_type"] = "ILC"
+    adata.write_h5ad(path)
+    out = tmp_path / "result.json"
+    _fails(_run(path, "--groupby", "cell_type", "--groups", "ILC", "T", "--out", out), "group 'ILC' has 1 cell")
+    assert not out.exists()
+
+
+def test_help():
+    result = _run("--help")
+    assert result.exit_code == 0
+    text = " ".join(result.output.split())
+    for word in ("--groupby", "--groups", "--permutations", "--cv", "--index-col", "Examples", "paucity differences"):
+        assert word in text
