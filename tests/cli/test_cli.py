@@ -103,3 +103,7 @@ def test_demo_writes_report_and_figure(tmp_path):
     assert "CIFE" in result.output and "JMI" in result.output
     assert (out / "benchmark_errors.png").stat().st_size > 10_000  # the benchmark stop
     assert "Do the markers predict the cell type of unseen cells?" in report and "Random" in report
+    assert "How do monocytes and dendritic cells differ?" in report  # the differences stop
+    differences = pd.read_csv(out / "differences_monocytes_dendritic.csv")
+    assert differences["analysis"].value_counts().to_dict() == {"SPARDA": 10, "SPARDA, normalized": 10, "t-test": 10}
+    assert "SPARDA" in result.output and "t-test" in result.output
