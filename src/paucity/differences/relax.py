@@ -75,6 +75,7 @@ def relax(
     warm_start: int = 100,
     patience: int = 50,
     max_iter: int = 1000,
+    burn_in: int = 50,
     batch_size: int | None = None,
     random_state=None,
 ) -> RelaxResult:
@@ -106,6 +107,11 @@ def relax(
         T: stop after this many iterations without a better objective.
     max_iter : int, default=1000
         Stop after this many iterations in any case.
+    burn_in : int, default=50
+        The first iterations are neither candidates for the best B nor
+        counted by ``patience``: the duals still lag behind B, and on MADELON
+        a dense early B (before the threshold has acted) otherwise stood as
+        the best for good while the objective dipped and patience ran out.
     batch_size : int, optional
         Rows of X and of Y drawn at random at each iteration (stochastic
         subgradients over row blocks): memory O(b² + d²) instead of
@@ -143,11 +149,11 @@ def relax(
     """
     with threadpool_limits(1):  # two BLAS threads on two busy cores ran several times slower than one
         return _relax(X, Y, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patience, max_iter,
-                      batch_size, random_state)
+                      burn_in, batch_size, random_state)
 
 
-def _relax(X, Y, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patience, max_iter, batch_size,
-           random_state) -> RelaxResult:
+def _relax(X, Y, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patience, max_iter, burn_in,
+           batch_size, random_state) -> RelaxResult:
     X = np.asarray(X, dtype=np.float64)
     Y = np.asarray(Y, dtype=np.float64)
     if lam < 0 or not np.isfinite(lam):
@@ -201,7 +207,11 @@ def _relax(X, Y, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patie
         if batch_size is not None:  # the block's estimate of the full objective is noisy: smooth it
             value = value if not trace else 0.9 * trace[-1] + 0.1 * value
         trace.append(value)
-        if value > best[0]:
+        # during the burn-in the duals lag far behind B: those objectives are not comparable
+        warming = iteration <= burn_in and iteration < max_iter
+        if warming:
+            pass
+        elif value > best[0]:
             best = (value, B, iteration)
             since_best = 0
         else:
