@@ -184,7 +184,7 @@ def main() -> None:
     n_features = 200 if args.quick else 500
     max_iter = 60 if args.quick else 300
     X, Y, pooled, labels = madelon(n_features)
-    grid = lambda_grid(X, Y, n_lams=4 if args.quick else 14, ratio=0.02)
+    grid = lambda_grid(X, Y, n_lams=4 if args.quick else 10, ratio=0.02)
     print(f"MADELON: X {X.shape}, Y {Y.shape}; lambda grid {np.round(grid, 4).tolist()}", flush=True)
     rows = sparda_path(X, Y, grid, max_iter)
     rows.append(sparda_cv(X, Y, grid[:: 2 if args.quick else 1], max_iter))
