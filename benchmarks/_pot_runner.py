@@ -89,6 +89,12 @@ def max_sliced(args) -> None:
     print(f"max-sliced W2 = {value:.6g} (squared {value ** 2:.6g}) in {min(times):.2f} s", flush=True)
 
 
+def emd_statistic(ot, pooled, order, n, a, b) -> float:
+    """Squared-Euclidean optimal transport cost between rows order[:n] and order[n:] of pooled."""
+    X, Y = pooled[order[:n]], pooled[order[n:]]
+    return float(ot.emd2(a, b, ot.dist(X, Y, metric="sqeuclidean")))
+
+
 def emd_permutations(args) -> None:
     import ot
 
@@ -103,13 +109,9 @@ def emd_permutations(args) -> None:
             a = np.full(n, 1.0 / n)
             b = np.full(m, 1.0 / m)
 
-            def statistic(order):
-                X, Y = pooled[order[:n]], pooled[order[n:]]
-                return float(ot.emd2(a, b, ot.dist(X, Y, metric="sqeuclidean")))
-
             t0 = time.perf_counter()
-            observed = statistic(np.arange(pooled.shape[0]))
-            null = np.array([statistic(order) for order in permutations])
+            observed = emd_statistic(ot, pooled, np.arange(pooled.shape[0]), n, a, b)
+            null = np.array([emd_statistic(ot, pooled, order, n, a, b) for order in permutations])
             out[f"observed_{k}"] = np.float64(observed)
             out[f"null_{k}"] = null
             out[f"seconds_{k}"] = np.float64(time.perf_counter() - t0)

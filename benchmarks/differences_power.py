@@ -31,6 +31,8 @@ observed one, ``paucity.differences.permutation_test``'s rule):
 
 - SPARDA: ``PDA(sparsity="l1", lam=LAM, **SOLVER)``'s ``divergence_``, refitted
   on every permutation (``permutation_test`` with the estimator);
+- SPARDA k=3: ``PDA(sparsity="l1", k=3, **SOLVER)``, likewise: SPARDA told the
+  true number of differing features (an oracle cardinality, no λ to choose);
 - PDA: ``PDA(**SOLVER)``, likewise;
 - Wasserstein: the squared-Euclidean optimal transport cost between the two
   samples in ℝᵈ, ``ot.emd2`` of POT, run by ``benchmarks/_pot_runner.py`` in
@@ -74,9 +76,11 @@ RESULTS = ROOT / "benchmarks" / "results"
 FIGURES = ROOT / "docs" / "figures"
 SEED = 4
 
-METHODS = ("SPARDA", "PDA", "Wasserstein", "MMD", "DiProPerm")
-COLOURS = {"SPARDA": "tab:red", "PDA": "tab:purple", "Wasserstein": "black", "MMD": "tab:green",
-           "DiProPerm": "tab:blue"}
+METHODS = ("SPARDA", "SPARDA k=3", "PDA", "Wasserstein", "MMD", "DiProPerm")
+COLOURS = {"SPARDA": "tab:red", "SPARDA k=3": "tab:red", "PDA": "tab:purple", "Wasserstein": "black",
+           "MMD": "tab:green", "DiProPerm": "tab:blue"}
+LINESTYLES = {"SPARDA k=3": "--"}
+PAUCITY_METHODS = ("SPARDA", "SPARDA k=3", "PDA")
 N_DIFFERING = 3
 
 
@@ -95,10 +99,11 @@ def d_grid(count: int = 20, low: int = 3, high: int = 100) -> list[int]:
 FULL = {
     "d": d_grid(),
     "repetitions": 10,
-    "n": 150,  # rows of X and of Y (the seed: 1,000)
+    "n": 200,  # rows of X and of Y (the seed: 1,000)
     "permutations": 50,  # B, the same for every method
     "lam": 0.5,  # SPARDA's λ, fixed in advance (features have unit variance on average: E Σ = I)
-    "solver": {"max_iter": 40, "patience": 20, "n_restarts": 1, "tighten_max_iter": 100},
+    "k": 3,  # "SPARDA k=3": the true number of differing features, told to the method
+    "solver": {"max_iter": 100, "patience": 20, "n_restarts": 1, "tighten_max_iter": 100},
 }
 QUICK = {
     "d": [3, 10, 30],
@@ -106,12 +111,14 @@ QUICK = {
     "n": 40,
     "permutations": 9,
     "lam": 0.5,
+    "k": 3,
     "solver": {"max_iter": 20, "patience": 10, "n_restarts": 0, "tighten_max_iter": 30},
 }
 REDUCTION = (
     "n = m = {n} instead of 1,000; B = {permutations} permutations; PDA and SPARDA with "
-    "max_iter={max_iter} RELAX iterations (default 500), patience={patience} (default 50), "
-    "n_restarts={n_restarts} (default 4) and tighten_max_iter={tighten_max_iter} (default 500)"
+    "max_iter={max_iter} RELAX iterations (default {default_max_iter}), patience={patience} (default "
+    "{default_patience}), n_restarts={n_restarts} (default {default_n_restarts}) and "
+    "tighten_max_iter={tighten_max_iter} (default {default_tighten_max_iter})"
 )
 
 
@@ -207,6 +214,8 @@ def estimator(method: str, settings: dict):
 
     if method == "SPARDA":
         return PDA(sparsity="l1", lam=settings["lam"], random_state=0, **settings["solver"])
+    if method == "SPARDA k=3":
+        return PDA(sparsity="l1", k=settings["k"], random_state=0, **settings["solver"])
     return PDA(random_state=0, **settings["solver"])
 
 
@@ -223,12 +232,12 @@ def run_dataset(d: int, repetition: int, methods: list[str], settings: dict) -> 
         for method in methods:
             t0 = time.perf_counter()
             extra = {}
-            if method in ("SPARDA", "PDA"):
+            if method in PAUCITY_METHODS:
                 model = estimator(method, settings)
                 result = permutation_test(X, Y, model, n_permutations=settings["permutations"], random_state=seed)
                 fitted = estimator(method, settings).fit(X, Y)
                 chosen = np.asarray(fitted.selected_)[:N_DIFFERING] if method == "PDA" else np.asarray(fitted.selected_)
-                extra = {"n_selected": int(len(fitted.selected_)),
+                extra = {"n_selected": len(fitted.selected_),
                          "differing_selected": int(np.isin(chosen, differing).sum())}
             elif method == "MMD":
                 statistic = mmd_statistic(median_bandwidth(np.concatenate([X, Y])))
@@ -259,7 +268,7 @@ def run_wasserstein(tasks, settings: dict, anchor_python: str) -> tuple[list[dic
             arrays[f"n_{k}"] = np.int64(X.shape[0])
         np.savez(data, **arrays)
         done = subprocess.run([anchor_python, str(RUNNER), "emd-permutations", str(data), str(out)],
-                              capture_output=True, text=True, env=env)
+                              check=False, capture_output=True, text=True, env=env)
         if done.returncode != 0 or not out.exists():
             raise SystemExit(f"POT runner failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
         rows = []
@@ -293,12 +302,18 @@ def save_rows(frame: pd.DataFrame, path: Path) -> None:
 
 
 def settings_record(settings: dict) -> dict:
-    return {key: settings[key] for key in ("d", "repetitions", "n", "permutations", "lam", "solver")} | {
+    return {key: settings[key] for key in ("d", "repetitions", "n", "permutations", "lam", "k", "solver")} | {
         "seed": SEED, "data": "wishart-df-d-and-fresh-3x3-df-3-shuffled-v1"}
 
 
 def reduction_text(settings: dict) -> str:
-    return REDUCTION.format(n=settings["n"], permutations=settings["permutations"], **settings["solver"])
+    import inspect
+
+    from paucity.differences import PDA
+
+    defaults = {f"default_{name}": parameter.default
+                for name, parameter in inspect.signature(PDA).parameters.items()}
+    return REDUCTION.format(n=settings["n"], permutations=settings["permutations"], **settings["solver"], **defaults)
 
 
 def summarize(frame: pd.DataFrame, settings: dict) -> dict:
@@ -306,54 +321,68 @@ def summarize(frame: pd.DataFrame, settings: dict) -> dict:
     rejected = frame.assign(rejected=frame["pvalue"] <= 0.05).pivot_table(
         index="d", columns="method", values="rejected", aggfunc="mean")
     seconds = frame.groupby("method")["seconds"].sum()
-    hits = frame[frame["method"] == "SPARDA"].groupby("d")["differing_selected"].mean()
+    hits = {method: frame[frame["method"] == method].groupby("d")["differing_selected"].mean()
+            for method in PAUCITY_METHODS}
     return {
         "mean_pvalue": {m: {int(d): float(v) for d, v in means[m].dropna().items()} for m in means.columns},
         "rejection_rate_at_0.05": {m: {int(d): float(v) for d, v in rejected[m].dropna().items()}
                                     for m in rejected.columns},
-        "sparda_differing_selected": {int(d): float(v) for d, v in hits.items()},
+        "differing_selected": {method: {int(d): float(v) for d, v in values.items()}
+                               for method, values in hits.items()},
         "method_seconds_total": {m: float(v) for m, v in seconds.items()},
-        "rows": int(len(frame)),
+        "rows": len(frame),
     }
 
 
 def plot(frame: pd.DataFrame, settings: dict, path: Path) -> None:
+    """Left: the average p-value against d (the seed's figure). Right: the share of p-values ≤ 0.05."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
 
     from paucity.io import write_figure
 
     means = frame.pivot_table(index="d", columns="method", values="pvalue", aggfunc="mean")
+    rejected = frame.assign(rejected=frame["pvalue"] <= 0.05).pivot_table(
+        index="d", columns="method", values="rejected", aggfunc="mean")
     counts = frame.pivot_table(index="d", columns="method", values="pvalue", aggfunc="count")
-    fig, ax = plt.subplots(figsize=(7.0, 4.4))
+    reps = int(counts.max().max()) if len(counts) else 0
+    floor = 1.0 / (settings["permutations"] + 1)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.4), gridspec_kw={"width_ratios": [1.25, 1]})
     for method in METHODS:
         if method in means:
-            ax.plot(means.index, means[method], marker="o", markersize=3.5, color=COLOURS[method], label=method)
-    floor = 1.0 / (settings["permutations"] + 1)
-    ax.axhline(floor, color="grey", linestyle=":", linewidth=1)
-    ax.text(means.index.min(), floor * 1.08, f"smallest p-value, 1/(B+1) = {floor:.3f}", fontsize=7, color="grey")
-    ax.axhline(0.05, color="grey", linestyle="--", linewidth=0.8)
-    if floor < 0.05:
-        ax.text(means.index.min(), 0.05 * 1.08, "0.05", fontsize=7, color="grey")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
-
+            style = {"marker": "o", "markersize": 3.5, "color": COLOURS[method],
+                     "linestyle": LINESTYLES.get(method, "-"), "label": method}
+            left.plot(means.index, means[method], **style)
+            right.plot(rejected.index, rejected[method], **style)
     ticks = [t for t in (3, 5, 10, 20, 30, 50, 100) if means.index.min() <= t <= means.index.max()]
-    ax.xaxis.set_major_locator(FixedLocator(ticks))
-    ax.xaxis.set_major_formatter(ScalarFormatter())
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.yaxis.set_major_formatter(ScalarFormatter())
-    ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("dimension d (only 3 features differ)")
-    reps = int(counts.max().max()) if len(counts) else 0
-    ax.set_ylabel(f"p-value, average of {reps} repetitions")
-    ax.set_title(f"Two-sample tests as d grows (n = m = {settings['n']}, B = {settings['permutations']})", fontsize=10)
-    ax.set_ylim(floor * 0.8, 1.05)
-    ax.grid(True, which="both", alpha=0.25)
-    ax.legend(fontsize=8, loc="lower right")
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.xaxis.set_major_locator(FixedLocator(ticks))
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("dimension d (only 3 features differ)")
+        ax.grid(True, which="both", alpha=0.25)
+    left.set_yscale("log")
+    left.yaxis.set_major_formatter(ScalarFormatter())
+    left.yaxis.set_minor_formatter(NullFormatter())
+    left.axhline(floor, color="grey", linestyle=":", linewidth=1)
+    left.text(means.index.min(), floor * 0.86, f"smallest p-value, 1/(B+1) = {floor:.3f}", fontsize=7,
+              color="grey", va="top")
+    left.axhline(0.05, color="grey", linestyle="--", linewidth=0.8)
+    if floor < 0.05:
+        left.text(means.index.min(), 0.05 * 1.08, "0.05", fontsize=7, color="grey")
+    left.set_ylim(floor * 0.7, 1.05)
+    left.set_ylabel(f"p-value, average of {reps} repetitions")
+    left.set_title("average p-value (the seed's figure)", fontsize=10)
+    right.set_ylim(-0.03, 1.03)
+    right.set_ylabel(f"share of the {reps} repetitions with p ≤ 0.05")
+    right.set_title("power at level 0.05", fontsize=10)
+    right.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.suptitle(f"Two-sample tests as d grows (n = m = {settings['n']}, B = {settings['permutations']} "
+                 "permutations)", fontsize=11)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     write_figure(fig, path, dpi=110)
@@ -368,7 +397,7 @@ def time_one_fit(settings: dict) -> dict:
     X, Y, _ = make_data(d, 0, settings["n"])
     out = {}
     with threadpool_limits(1):
-        for method in ("SPARDA", "PDA"):
+        for method in PAUCITY_METHODS:
             estimator(method, settings).fit(X[:20], Y[:20])  # warm
             t0 = time.perf_counter()
             estimator(method, settings).fit(X, Y)
@@ -403,8 +432,10 @@ def main(argv=None) -> None:
                                          FIGURES / "differences_power.png")
     record = settings_record(settings)
     if json_path.exists() and csv_path.exists():
-        stored = json.loads(json_path.read_text()).get("settings")
-        if stored != record:
+        stored = json.loads(json_path.read_text()).get("settings") or {}
+        # "k" only adds the method "SPARDA k=3": results made before it existed are still valid
+        if {key: value for key, value in stored.items() if key != "k"} != {
+                key: value for key, value in record.items() if key != "k"} or stored.get("k", record["k"]) != record["k"]:
             raise SystemExit(f"{csv_path} was made with other settings ({stored}); move it away to start afresh.")
 
     frame = load_rows(csv_path)
@@ -438,7 +469,7 @@ def main(argv=None) -> None:
         else:
             print("no --anchor-python (or PAUCITY_ANCHOR_PYTHON): the Wasserstein test is skipped", flush=True)
 
-        ours = ["SPARDA", "PDA", "MMD", "DiProPerm"]
+        ours = [*PAUCITY_METHODS, "MMD", "DiProPerm"]
         tasks = [(d, r, missing(d, r, ours)) for d, r in everything if missing(d, r, ours)]
         tasks.sort(key=lambda task: -task[0])  # largest d first: better balance between the processes
         print(f"{len(tasks)} data sets to test ({len(everything) - len(tasks)} already done), {args.jobs} process(es)",
