@@ -13,7 +13,7 @@ import scipy.sparse as sp
 
 from .._errors import InputError, InputTypeError, ShapeMismatchError
 
-__all__ = ["Samples", "check_samples", "check_projection_input"]
+__all__ = ["Samples", "check_samples", "check_projection_input", "match_columns"]
 
 _MIN_SAMPLES = 2
 
@@ -36,7 +36,7 @@ class Samples:
         self.feature_names = feature_names
 
 
-def _as_array(values, name: str) -> np.ndarray:
+def _as_array(values, name: str, min_samples: int = _MIN_SAMPLES) -> np.ndarray:
     if sp.issparse(values):
         values = values.toarray()
     elif isinstance(values, pd.DataFrame):
@@ -69,10 +69,10 @@ def _as_array(values, name: str) -> np.ndarray:
             "reshape a single feature with .reshape(-1, 1)."
         )
     array = np.ascontiguousarray(array, dtype=np.float64)
-    if array.shape[0] < _MIN_SAMPLES:
+    if array.shape[0] < min_samples:
         raise InputError(
             f"{name} has {array.shape[0]} sample(s), but comparing two distributions needs at least "
-            f"{_MIN_SAMPLES} on each side; collect more samples or merge groups."
+            f"{min_samples} on each side; collect more samples or merge groups."
         )
     if array.shape[1] == 0:
         raise InputError(f"{name} has no features (shape {array.shape}); give at least one column.")
@@ -92,13 +92,13 @@ def _names(values):
     return None
 
 
-def _align(Y, x_names: pd.Index, y_names: pd.Index, name: str = "Y", reference: str = "X"):
+def match_columns(Y, x_names: pd.Index, y_names: pd.Index, name: str = "Y", reference: str = "X"):
     """Y's columns in X's order, by name; refuse when the names differ."""
     if x_names.has_duplicates or y_names.has_duplicates:
         which = reference if x_names.has_duplicates else name
         dupes = x_names if x_names.has_duplicates else y_names
         raise InputError(
-            f"{which} has duplicated column names ({', '.join(map(str, dupes[dupes.duplicated()][:5]))}); "
+            f"{which}'s column names repeat ({', '.join(map(str, dupes[dupes.duplicated()][:5]))}); "
             "features must be named once to be matched by name."
         )
     missing = x_names.difference(y_names, sort=False)
@@ -110,7 +110,7 @@ def _align(Y, x_names: pd.Index, y_names: pd.Index, name: str = "Y", reference: 
         if len(extra):
             parts.append(f"only in {name}: {', '.join(map(str, extra[:5]))}" + (" ..." if len(extra) > 5 else ""))
         raise ShapeMismatchError(
-            f"{reference} and {name} must hold the same named features, but their columns differ ("
+            f"{reference} and {name} must have the same columns, matched by name, but theirs differ ("
             + "; ".join(parts)
             + "); select the shared columns of both first."
         )
@@ -138,7 +138,7 @@ def check_samples(X, Y) -> Samples:
     """
     x_names, y_names = _names(X), _names(Y)
     if x_names is not None and y_names is not None:
-        Y = _align(Y, x_names, y_names)
+        Y = match_columns(Y, x_names, y_names)
     names = x_names if x_names is not None else y_names
     X_array = _as_array(X, "X")
     Y_array = _as_array(Y, "Y")
@@ -165,27 +165,11 @@ def check_projection_input(Z, n_features: int, feature_names) -> np.ndarray:
     it holds the same names in another order, refused when the names differ).
     """
     if isinstance(Z, pd.DataFrame) and feature_names is not None:
-        Z = _align(Z.set_axis([str(c) for c in Z.columns], axis=1), pd.Index(feature_names),
+        Z = match_columns(Z.set_axis([str(c) for c in Z.columns], axis=1), pd.Index(feature_names),
                    pd.Index([str(c) for c in Z.columns]), name="Z", reference="the fitted data")
-    array = _as_array_for_projection(Z)
+    array = _as_array(Z, "Z", min_samples=0)
     if array.shape[1] != n_features:
         raise ShapeMismatchError(
             f"Z has {array.shape[1]} columns but the direction was fitted on {n_features} features."
         )
-    return array
-
-
-def _as_array_for_projection(Z) -> np.ndarray:
-    if sp.issparse(Z):
-        Z = Z.toarray()
-    elif isinstance(Z, pd.DataFrame):
-        Z = Z.to_numpy(dtype=np.float64)
-    try:
-        array = np.asarray(Z, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InputTypeError("Z must be a numeric matrix (samples × features).") from None
-    if array.ndim != 2:
-        raise InputError(f"Z must be a 2-D matrix (samples × features), got shape {array.shape}.")
-    if not np.all(np.isfinite(array)):
-        raise InputError("Z has NaN or infinite values; drop or impute them before projecting.")
     return array

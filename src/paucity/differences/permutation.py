@@ -29,6 +29,7 @@ from sklearn.base import clone
 from .._errors import InputError, InputTypeError, ParameterError, ShapeMismatchError
 from .._progress import progress_bar
 from .._validation import check_matrix, check_positive_int, check_random_state
+from ._samples import match_columns
 
 __all__ = ["PermutationTestResult", "permutation_test"]
 
@@ -152,19 +153,7 @@ def _pool(X, Y):
         elif not frames[1]:
             Y = pd.DataFrame(Y, columns=X.columns)
         elif not X.columns.equals(Y.columns):
-            if not (X.columns.is_unique and Y.columns.is_unique):
-                raise InputError(
-                    "X and Y must have the same columns in the same order, and some column names repeat, so "
-                    "they cannot be matched by name; give the columns unique names."
-                )
-            if set(X.columns) != set(Y.columns):
-                only_x = [c for c in X.columns if c not in set(Y.columns)]
-                only_y = [c for c in Y.columns if c not in set(X.columns)]
-                raise InputError(
-                    f"X and Y must have the same columns; X alone has {only_x[:5]!r} and Y alone has "
-                    f"{only_y[:5]!r}. Select the shared features in both."
-                )
-            Y = Y[X.columns]
+            Y = match_columns(Y, X.columns, Y.columns)
         return pd.concat([X, Y], axis=0)
     if sp.issparse(X) or sp.issparse(Y):
         return sp.vstack([sp.csr_matrix(X) if not sp.issparse(X) else X, Y], format="csr")
