@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.base import BaseEstimator, TransformerMixin
 
 from .._errors import NotFittedError, ParameterError
 from .._progress import progress_bar
@@ -209,8 +209,7 @@ class PDACV(TransformerMixin, BaseEstimator):
         )
         self.lam_ = candidates[best] if name == "lam" else None
         self.k_ = candidates[best] if name == "k" else None
-        self.best_estimator_ = clone(self._model(name, candidates[best], rng)).set_params(random_state=rng)
-        self.best_estimator_.fit(X, Y)
+        self.best_estimator_ = self._model(name, candidates[best], rng).fit(X, Y)
         for attribute in ("beta_", "divergence_", "selected_", "support_", "relaxation_", "tightening_",
                           "n_features_in_"):
             setattr(self, attribute, getattr(self.best_estimator_, attribute))
