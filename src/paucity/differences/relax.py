@@ -23,7 +23,7 @@ from threadpoolctl import threadpool_limits
 
 from .._errors import ParameterError
 from .._validation import check_random_state
-from .projections import canonical_direction, pair_costs, project_unit_trace_psd, soft_threshold, weighted_scatter
+from .projections import _project_with_rank, canonical_direction, pair_costs, soft_threshold, weighted_scatter
 
 __all__ = ["RelaxResult", "relax"]
 
@@ -179,6 +179,7 @@ def _relax(X, Y, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patie
     since_best = 0
     iteration = 0
     rows, columns = slice(None), slice(None)
+    rank = 1  # of B, a hint for the next projection
     scale_pairs = 1.0
     for iteration in range(1, max_iter + 1):
         if batch_size is not None:
@@ -222,12 +223,12 @@ def _relax(X, Y, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patie
         mass = float(active.sum())
         if mass == 0:
             continue
-        grad_B = weighted_scatter(Xb, Yb, active.astype(np.float64)) / mass
+        grad_B = weighted_scatter(Xb, Yb, active.astype(np.float64)) / mass  # few active pairs: formed pair by pair
         norm = np.linalg.norm(grad_B)
         if norm == 0:
             continue
         step = step_B / np.sqrt(iteration)
-        B = project_unit_trace_psd(B + step * grad_B / norm)
+        B, rank = _project_with_rank(B + step * grad_B / norm, rank)
         if lam > 0:
             B = soft_threshold(B, lam * step / norm)
     best_value, best_B, best_iteration = best
