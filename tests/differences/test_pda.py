@@ -65,6 +65,24 @@ def test_the_l1_penalty_keeps_the_features_that_differ():
     assert not model.support_[2:].any()
 
 
+def test_a_large_lam_keeps_the_feature_that_differs_not_the_widest_one():
+    # Feature 0 has the same wide distribution in both samples, feature 2 is shifted by 3.
+    # At a large λ every off-diagonal entry of B is thresholded, B's diagonal holds the matched
+    # pairs' squared differences and its top entry is the wide feature: RELAX's direction is e0.
+    # Comparing the supports of RELAX's size by their tightened value keeps feature 2 (W² = 10.1
+    # on its own against 1.25 for feature 0).
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(200, 4)), rng.normal(size=(200, 4))
+    X[:, 0] *= 10
+    Y[:, 0] *= 10
+    Y[:, 2] += 3.0
+    for lam in (50.0, 500.0):
+        estimator = PDA(sparsity="l1", lam=lam, random_state=0).fit(X, Y)
+        assert np.argmax(np.abs(estimator.relaxation_.beta)) == 0
+        assert estimator.selected_.tolist() == [2]
+        assert estimator.divergence_ == pytest.approx(Wasserstein()._value(X[:, 2], Y[:, 2]))
+
+
 def test_same_random_state_same_direction():
     X, Y = planted(seed=2)
     a = PDA(random_state=4).fit(X, Y).beta_

@@ -77,10 +77,14 @@ class PDA(TransformerMixin, BaseEstimator):
         It is on the scale of the data's squared differences; standardize
         the features, or let :class:`PDACV` choose it.
     k : int, optional
-        With ``sparsity="l1"``: keep k features (k = ‖β‖₀) and tighten on
-        them: the k largest weights of RELAX's direction, or of the ascent on
-        the whole sphere started from it, whichever support tightens to the
-        larger divergence.
+        With ``sparsity="l1"``: keep k features (k = ‖β‖₀) instead of those
+        RELAX's λ leaves.
+
+        SPARDA's support has the size s that RELAX's direction gives it (k, or
+        its non-zero weights under λ). Three supports of that size are
+        tightened: the s largest weights of RELAX's direction, those of the
+        ascent on the whole sphere started from it, and the s features that
+        differ most on their own. The one with the largest divergence is kept.
     n_restarts : int, default 4
         Random unit directions on the support tightened besides the RELAX
         direction; the best value wins.
@@ -240,24 +244,13 @@ class PDA(TransformerMixin, BaseEstimator):
         )
         wasserstein = Wasserstein()
         n_runs = (1 + self.n_restarts) * (1 + (not isinstance(divergence, Wasserstein)))
-        with progress_bar(n_runs + (self.k is not None), "tightening", self.progress) as bar:
+        with progress_bar(n_runs + (self.sparsity == "l1"), "tightening", self.progress) as bar:
             support = self._support(np.where(varying, relaxation.beta, 0.0)) & varying
             if not support.any():  # RELAX's direction lay on constant features only
                 support = varying
-            if self.k is not None:
-                # RELAX's weights are a rough ranking when it stopped early; the ascent on the whole
-                # sphere ranks the features by the original objective. Keep the better k-support.
-                ranking = tighten(Xc, Yc, relaxation.beta, divergence=wasserstein,
-                                  support=np.ones(d, dtype=bool), max_iter=self.tighten_max_iter).beta
+            if self.sparsity == "l1" and support.sum() < varying.sum():
+                support = self._choose_support(Xc, Yc, relaxation.beta, support, varying, wasserstein)
                 bar.advance()
-                other = self._top(np.where(varying, ranking, 0.0)) & varying
-                if not np.array_equal(other, support):
-                    first = tighten(Xc, Yc, relaxation.beta, divergence=wasserstein, support=support,
-                                    max_iter=self.tighten_max_iter)
-                    second = tighten(Xc, Yc, ranking, divergence=wasserstein, support=other,
-                                     max_iter=self.tighten_max_iter)
-                    if second.value > first.value:
-                        support = other
             starts = [relaxation.beta] + [_random_start(support, rng) for _ in range(self.n_restarts)]
             best = _best_tightening(Xc, Yc, starts, wasserstein, support, self.tighten_max_iter, bar)
             if not isinstance(divergence, Wasserstein):
@@ -289,11 +282,47 @@ class PDA(TransformerMixin, BaseEstimator):
             return self._top(beta_relax)
         return magnitude > _SUPPORT_TOLERANCE * magnitude.max()
 
-    def _top(self, beta: np.ndarray) -> np.ndarray:
-        """The k largest |weights| of beta, as a mask."""
+    def _top(self, beta: np.ndarray, size: int | None = None) -> np.ndarray:
+        """The ``size`` (default k) largest |weights| of beta, as a mask."""
         support = np.zeros(beta.shape[0], dtype=bool)
-        support[np.argsort(-np.abs(beta), kind="stable")[: self.k]] = True
+        support[np.argsort(-np.abs(beta), kind="stable")[: self.k if size is None else size]] = True
         return support
+
+    def _choose_support(self, X, Y, beta_relax, support, varying, wasserstein) -> np.ndarray:
+        """The support of RELAX's size s that tightens to the largest divergence.
+
+        Candidates: RELAX's own support; the s largest weights of the ascent on
+        the whole sphere started from RELAX's direction (RELAX's weights are a
+        rough ranking when it stops early); and the s features with the
+        largest divergence on their own. The last matters when λ thresholds
+        every off-diagonal entry of B: B is then diagonal, its diagonal is
+        the matched pairs' squared differences, which grow with a feature's
+        spread as much as with its difference, and the top eigenvector is
+        the largest diagonal entry, won by a hair by whichever feature.
+        Every candidate has s features, so their tightened values compare
+        like for like.
+        """
+        size = int(support.sum())
+        d = support.shape[0]
+        whole = tighten(X, Y, beta_relax, divergence=wasserstein, support=np.ones(d, dtype=bool),
+                        max_iter=self.tighten_max_iter).beta
+        marginal = np.array([wasserstein._value(X[:, j], Y[:, j]) if varying[j] else 0.0 for j in range(d)])
+        candidates = [(support, beta_relax), (self._top(np.where(varying, whole, 0.0), size) & varying, whole)]
+        candidates.append((self._top(marginal, size) & varying, np.sign(whole) + (whole == 0)))
+        best_support, best_value = None, -np.inf
+        tried = []
+        for candidate, start in candidates:
+            if not candidate.any() or any(np.array_equal(candidate, seen) for seen in tried):
+                continue
+            tried.append(candidate)
+            start = np.where(candidate, start, 0.0)
+            if not np.any(start):
+                start = candidate.astype(np.float64)
+            value = tighten(X, Y, start, divergence=wasserstein, support=candidate,
+                            max_iter=self.tighten_max_iter).value
+            if value > best_value:
+                best_support, best_value = candidate, value
+        return best_support
 
     # -- using the direction ----------------------------------------------------------------------
     def _check_fitted(self) -> None:
