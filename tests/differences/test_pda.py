@@ -69,8 +69,8 @@ def test_a_large_lam_keeps_the_feature_that_differs_not_the_widest_one():
     # Feature 0 has the same wide distribution in both samples, feature 2 is shifted by 3.
     # At a large λ every off-diagonal entry of B is thresholded, B's diagonal holds the matched
     # pairs' squared differences and its top entry is the wide feature: RELAX's direction is e0.
-    # Comparing the supports of RELAX's size by their tightened value keeps feature 2 (W² = 10.1
-    # on its own against 1.25 for feature 0).
+    # A one-feature support is the feature with the largest divergence on its own: feature 2
+    # (W² = 10.1 against 1.25 for feature 0).
     rng = np.random.default_rng(0)
     X, Y = rng.normal(size=(200, 4)), rng.normal(size=(200, 4))
     X[:, 0] *= 10
