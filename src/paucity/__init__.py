@@ -9,7 +9,9 @@ markers
 ranking
     Ranking items from pairwise comparisons.
 differences
-    Principal differences analysis (building blocks so far).
+    Principal differences analysis and its sparse form (SPARDA), with permutation tests.
+judgments
+    Feature multi-selection: which crowd-judged attributes to buy, and how many judgments of each.
 datasets
     Bundled data loaders and the synthetic generators of the seeds.
 io
@@ -19,7 +21,7 @@ io
 from importlib import import_module
 
 __version__ = "0.1.0"
-__all__ = ["info", "markers", "ranking", "differences", "datasets", "io", "__version__"]
+__all__ = ["info", "markers", "ranking", "differences", "judgments", "datasets", "io", "__version__"]
 
 
 def __getattr__(name: str):

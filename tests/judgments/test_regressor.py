@@ -1,0 +1,188 @@
+"""MultiSelectRegressor: the four algorithms, the plan, refitting, predicting and bad input."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+from paucity._errors import InputError, InputTypeError, NotFittedError, ParameterError
+from paucity.judgments import Judgments, MultiSelectRegressor, full_objective
+
+
+def crowd(n_objects=150, judgments=2, seed=0, start=0, judgment_seed=None):
+    """Attributes: 'a' informative and noisy, 'b' informative and clean, 'c' correlated with 'a', 'd' useless.
+
+    The objects and labels depend on ``seed`` only; the judgments also on ``judgment_seed``.
+    """
+    rng = np.random.default_rng(seed)
+    latent = rng.normal(size=(n_objects, 4))
+    names = [f"o{i:04d}" for i in range(start, start + n_objects)]
+    labels = pd.Series(2.0 * latent[:, 0] + latent[:, 1] + 0.3 * rng.normal(size=n_objects), index=names)
+    levels = {"a": latent[:, 0], "b": latent[:, 1], "c": latent[:, 0] + 0.5 * latent[:, 2], "d": latent[:, 3]}
+    noise = {"a": 2.0, "b": 0.3, "c": 1.0, "d": 1.0}
+    draws = np.random.default_rng([seed, 1 if judgment_seed is None else judgment_seed + 2])
+    rows = []
+    for i, name in enumerate(names):
+        for attribute, level in levels.items():
+            count = judgments[attribute] if isinstance(judgments, dict) else judgments
+            rows += [(name, attribute, level[i] + noise[attribute] * draws.normal()) for _ in range(count)]
+    return pd.DataFrame(rows, columns=["object", "attribute", "value"]), labels
+
+
+@pytest.mark.parametrize("algorithm", ["full", "scoring", "averages", "copies"])
+def test_every_algorithm_spends_within_the_budget(algorithm):
+    judgments, labels = crowd()
+    model = MultiSelectRegressor(budget=6, algorithm=algorithm).fit(judgments, labels)
+    assert model.repeats_.index.tolist() == ["a", "b", "c", "d"]
+    assert model.repeats_.sum() <= 6 and model.unspent_ == 6 - model.repeats_.sum()
+    assert model.repeats_["a"] > 0  # the most informative attribute is always bought
+    assert len(model.path_) >= 1 and model.path_["spent"].iloc[-1] == model.repeats_.sum()
+    if algorithm == "averages":
+        assert set(model.repeats_.unique()) <= {0, 2}
+    if algorithm == "copies":
+        assert model.repeats_.max() <= 2
+
+
+def test_full_buys_repeats_of_the_noisy_informative_attribute():
+    judgments, labels = crowd()
+    model = MultiSelectRegressor(budget=10).fit(judgments, labels)
+    assert model.repeats_["a"] >= 3 and model.repeats_["d"] == 0
+    assert model.objective_ == pytest.approx(full_objective(
+        model.repeats_.to_numpy(), model.moments_.correlation, model.moments_.external_covariance(),
+        model.moments_.internal_variance))
+
+
+def test_the_projected_loss_falls_along_the_path_and_is_the_label_variance_at_zero():
+    judgments, labels = crowd()
+    model = MultiSelectRegressor(budget=10).fit(judgments, labels)
+    centred = labels - labels.mean()
+    assert model.projected_loss({}) == pytest.approx(float((centred**2).mean()))
+    assert np.all(np.diff(model.path_["projected_loss"]) <= 1e-12)
+    assert model.projected_loss() == pytest.approx(model.path_["projected_loss"].iloc[-1])
+    assert model.projected_loss({"a": 20, "b": 20}) < model.projected_loss({"a": 1, "b": 1})
+
+
+def test_a_baseline_that_runs_out_of_attributes_says_so():
+    judgments, labels = crowd()
+    model = MultiSelectRegressor(budget=30, algorithm="averages").fit(judgments, labels)
+    assert model.repeats_.tolist() == [2, 2, 2, 2]
+    assert model.unspent_ == 22
+    assert "unspent" in model.repeats_.attrs["note"]
+    full = MultiSelectRegressor(budget=30).fit(judgments, labels)
+    assert full.repeats_.sum() == 30 and "note" not in full.repeats_.attrs
+
+
+def test_costs_are_respected_and_change_the_plan():
+    judgments, labels = crowd()
+    costs = pd.Series({"a": 4.0, "b": 1.0})
+    model = MultiSelectRegressor(budget=9, costs=costs).fit(judgments, labels)
+    spent = (model.repeats_ * model.costs_).sum()
+    assert spent <= 9 and model.costs_["c"] == 1.0
+    assert model.repeats_["b"] >= 1
+
+
+def test_plan_refit_and_predict():
+    judgments, labels = crowd(n_objects=120, seed=1)
+    model = MultiSelectRegressor(budget=6).fit(judgments, labels)
+    needed = model.judgments_needed()
+    r = model.repeats_
+    assert set(needed["attribute"]) == set(r[r > 2].index)
+    assert (needed["have"] == 2).all() and (needed["more"] == r[needed["attribute"]].to_numpy() - 2).all()
+    assert len(needed) == 120 * int((r > 2).sum())
+    # collect: every training object judged r[a] times (here: fresh draws for the same objects)
+    more, _ = crowd(n_objects=120, seed=1, judgments={a: int(max(r[a], 2)) for a in "abcd"}, judgment_seed=5)
+    assert model.judgments_needed(judgments=more).empty
+    model.refit(more, labels)
+    assert model.refitted_
+    used = r[r > 0].index
+    means = Judgments(more).means(r[used], attributes=used)
+    design = np.column_stack([np.ones(120), means.to_numpy()])
+    solution = np.linalg.lstsq(design, labels[means.index].to_numpy(), rcond=None)[0]
+    assert model.intercept_ == pytest.approx(solution[0])
+    np.testing.assert_allclose(model.coef_[used].to_numpy(), solution[1:])
+    # new objects judged r[a] times: extra judgments are ignored
+    test, test_labels = crowd(n_objects=50, seed=2, start=1000, judgments={a: int(r[a]) + 1 for a in "abcd"})
+    prediction = model.predict(test)
+    truncated = Judgments(test).means(r[used], attributes=used).to_numpy() @ model.coef_[used].to_numpy()
+    np.testing.assert_allclose(prediction.to_numpy(), truncated + model.intercept_)
+    assert prediction.index.tolist() == sorted(test_labels.index)
+    assert model.score(test, test_labels) > 0.5
+    short, _ = crowd(n_objects=5, seed=3, start=2000, judgments=1)
+    with pytest.raises(InputError, match=r"object 'o2000' has 1 judgment\(s\) of attribute 'a' but \d+ are needed"):
+        model.predict(short)
+
+
+def test_the_estimated_predictor_is_close_to_least_squares_on_many_objects():
+    # r = (b: 1, c: 2) lies within the training judgments, so refitting on the first r[a] of them is
+    # ordinary least squares on the same objects; on 4,000 objects the predictor estimated from the
+    # moments (before any collection) must be near it
+    judgments, labels = crowd(n_objects=4000, seed=4)
+    model = MultiSelectRegressor(budget=3).fit(judgments, labels)
+    assert model.repeats_.to_dict() == {"a": 0, "b": 1, "c": 2, "d": 0}
+    before, intercept = model.coef_.copy(), model.intercept_
+    model.refit(judgments, labels)
+    np.testing.assert_allclose(before.to_numpy(), model.coef_.to_numpy(), atol=0.05)
+    assert intercept == pytest.approx(model.intercept_, abs=0.05)
+
+
+def test_dropping_incomplete_training_objects():
+    judgments, labels = crowd(n_objects=40)
+    judgments = judgments.drop(index=[0])  # o0000 has one judgment of 'a'
+    with pytest.raises(InputError, match=r"o0000.*short of attribute\(s\) a"):
+        MultiSelectRegressor(budget=4).fit(judgments, labels)
+    model = MultiSelectRegressor(budget=4, drop_incomplete=True).fit(judgments, labels)
+    assert model.dropped_.objects == ("o0000",) and model.dropped_.n_judgments == 7
+    assert "o0000" not in model.training_counts_.index
+
+
+def test_bad_labels_get_clear_errors():
+    judgments, labels = crowd(n_objects=30)
+    with pytest.raises(InputError, match=r"1 judged object\(s\) have no label: o0003"):
+        MultiSelectRegressor(budget=4).fit(judgments, labels.drop("o0003"))
+    twice = pd.concat([labels, pd.Series({"o0001": labels["o0001"] + 1})])
+    with pytest.raises(InputError, match="more than once, with different values, for object.*o0001"):
+        MultiSelectRegressor(budget=4).fit(judgments, twice)
+    same = pd.concat([labels, labels.iloc[:2]])
+    MultiSelectRegressor(budget=4).fit(judgments, same)  # agreeing duplicates are fine
+    words = labels.astype(object)
+    words["o0002"] = "tall"
+    with pytest.raises(InputError, match="labels must be numbers; object 'o0002' has 'tall'"):
+        MultiSelectRegressor(budget=4).fit(judgments, words)
+    with pytest.raises(InputTypeError, match="pandas Series"):
+        MultiSelectRegressor(budget=4).fit(judgments, labels.to_numpy())
+
+
+def test_single_judgments_are_refused_for_training():
+    judgments, labels = crowd(n_objects=20, judgments={"a": 1, "b": 2, "c": 2, "d": 2})
+    with pytest.raises(InputError, match=r"at least 2 judgments.*attribute\(s\) a"):
+        MultiSelectRegressor(budget=4).fit(judgments, labels)
+    model = MultiSelectRegressor(budget=4, drop_incomplete=True).fit(judgments, labels)
+    assert model.dropped_.attributes == ("a",) and "a" not in model.repeats_.index
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"budget": 0}, "budget must be a positive number"),
+        ({"budget": 0.5}, "smaller than the cheapest attribute"),
+        ({"budget": 3, "costs": pd.Series({"a": 4.0, "b": 5.0, "c": 4.0, "d": 9.0})}, "smaller than the cheapest"),
+        ({"budget": 3, "costs": pd.Series({"a": 0.0})}, "costs must be positive numbers; attribute 'a'"),
+        ({"budget": 3, "costs": {"b": -1}}, "attribute 'b' costs -1"),
+        ({"budget": 3, "algorithm": "lasso"}, "algorithm"),
+        ({"budget": 3, "ridge": -1.0}, "ridge must be a number >= 0"),
+        ({"budget": 3, "min_judgments": 1}, "min_judgments must be an integer >= 2"),
+    ],
+)
+def test_bad_parameters_get_clear_errors(params, message):
+    judgments, labels = crowd(n_objects=20)
+    with pytest.raises(ParameterError, match=message):
+        MultiSelectRegressor(**params).fit(judgments, labels)
+
+
+def test_estimator_contract():
+    model = MultiSelectRegressor(budget=5, algorithm="scoring", ridge=0.1)
+    assert clone(model).get_params() == model.get_params()
+    with pytest.raises(NotFittedError):
+        model.predict(crowd(n_objects=3)[0])
+    judgments, labels = crowd(n_objects=40)
+    assert model.fit(Judgments(judgments), labels) is model
