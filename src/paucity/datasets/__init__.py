@@ -14,9 +14,19 @@ flip_comparisons
     Every pair measured with a given rate, each outcome flipped with probability 1 - p.
 feature_experiment
     The three synthetic feature experiments of the RankSVM comparison.
+simulate_crowd
+    Crowd judgments of real-valued and binary subjective features, with labels and the exact loss ℓ(r).
+grouped_feature_crowd
+    Noisy features made of groups of adjacent columns, each judgment one of the group's values.
 """
 
 from .bundled import pbmc68k_reduced
+from .judgments import (
+    GroupedFeatureCrowd,
+    SimulatedCrowd,
+    grouped_feature_crowd,
+    simulate_crowd,
+)
 from .ranking import (
     FeatureExperiment,
     btl_comparisons,
@@ -29,12 +39,16 @@ from .synthetic import SyntheticCounts, make_scrna_counts
 
 __all__ = [
     "FeatureExperiment",
+    "GroupedFeatureCrowd",
+    "SimulatedCrowd",
     "SyntheticCounts",
     "btl_comparisons",
     "btl_scores",
     "feature_experiment",
     "flip_comparisons",
+    "grouped_feature_crowd",
     "make_scrna_counts",
     "pbmc68k_reduced",
     "sample_pairs",
+    "simulate_crowd",
 ]
