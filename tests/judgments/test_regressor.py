@@ -186,3 +186,12 @@ def test_estimator_contract():
         model.predict(crowd(n_objects=3)[0])
     judgments, labels = crowd(n_objects=40)
     assert model.fit(Judgments(judgments), labels) is model
+
+
+def test_the_algorithm_name_is_case_insensitive():
+    judgments, labels = crowd(n_objects=60)
+    upper = MultiSelectRegressor(budget=5, algorithm="Scoring").fit(judgments, labels)
+    lower = MultiSelectRegressor(budget=5, algorithm="scoring").fit(judgments, labels)
+    assert upper.algorithm_ == "scoring"
+    pd.testing.assert_series_equal(upper.repeats_, lower.repeats_)
+    assert upper.projected_loss() == lower.projected_loss()

@@ -111,12 +111,16 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         Judgments needed of every attribute on every training object (k ≥ 2).
     drop_incomplete : bool, default False
         Drop objects and attributes short of ``min_judgments`` (reported in
-        ``dropped_``) instead of raising an error.
+        ``dropped_``) instead of raising an error. Every judged object still
+        needs a label: one without is more likely a mistake than an object
+        to leave out.
     progress : bool, default False
         Show a bar over the greedy steps.
 
     Attributes
     ----------
+    algorithm_ : str
+        The algorithm run (``algorithm`` in lower case).
     repeats_ : pandas.Series of int
         r[a], judgments per attribute for a new object. When the algorithm
         stopped with budget it could not spend (a baseline that ran out of
@@ -181,8 +185,8 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         self.progress = progress
 
     # -- fitting ----------------------------------------------------------------------------------
-    def _check_parameters(self) -> None:
-        check_choice(self.algorithm, ALGORITHMS, "algorithm")
+    def _check_parameters(self) -> str:
+        algorithm = check_choice(self.algorithm, ALGORITHMS, "algorithm")
         if isinstance(self.budget, bool) or not isinstance(self.budget, numbers.Real) or not np.isfinite(self.budget) \
                 or self.budget <= 0:
             raise ParameterError(f"budget must be a positive number, got {self.budget!r}.")
@@ -195,6 +199,7 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
                 f"min_judgments must be an integer >= 2 (the internal variance needs two judgments), got "
                 f"{self.min_judgments!r}."
             )
+        return algorithm
 
     def fit(self, judgments, y):
         """Choose the repeat vector from training objects judged k ≥ 2 times per attribute.
@@ -210,7 +215,7 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        self._check_parameters()
+        self.algorithm_ = self._check_parameters()
         judgments = _as_judgments(judgments)
         check_labels(y, judgments.objects)  # every judged object needs a label, before anything is dropped
         judgments, report = judgments.complete(self.min_judgments, drop_incomplete=self.drop_incomplete)
@@ -228,7 +233,7 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         variances = judgments.variances().to_numpy()
         moments = estimate_moments(means, variances, counts.to_numpy(), labels.to_numpy())
         cost_values = costs.to_numpy()
-        with progress_bar(None, f"choosing judgments ({self.algorithm})", self.progress) as bar:
+        with progress_bar(None, f"choosing judgments ({self.algorithm_})", self.progress) as bar:
             path, repeats = self._choose(judgments, moments, means, labels.to_numpy(), cost_values, counts, bar)
         self.attributes_ = attributes
         self.moments_ = moments
@@ -240,7 +245,7 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         self.unspent_ = float(self.budget - (repeats * cost_values).sum())
         if path.exhausted:
             self.repeats_.attrs["note"] = (
-                f"{self.algorithm} stopped with {self.unspent_:g} of the budget unspent: it had nothing left to buy "
+                f"{self.algorithm_} stopped with {self.unspent_:g} of the budget unspent: it had nothing left to buy "
                 "(it gives an attribute at most the k judgments each training object has of it)."
             )
         self.objective_ = self._objective(repeats)
@@ -250,16 +255,16 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
 
     def _choose(self, judgments, moments: Moments, means, labels, costs, counts, bar):
         d = len(judgments.attributes)
-        if self.algorithm == "scoring":
+        if self.algorithm_ == "scoring":
             path = greedy_scoring(moments.correlation, moments.external_variance(), moments.internal_variance, costs,
                                   float(self.budget), bar=bar)
             return path, path.repeats
-        if self.algorithm == "full":
+        if self.algorithm_ == "full":
             path = greedy_full(moments.correlation, moments.external_covariance(self.ridge),
                                moments.internal_variance, costs, float(self.budget), bar=bar)
             return path, path.repeats
         k = counts.to_numpy().min(axis=0)  # judgments every training object has, per attribute
-        if self.algorithm == "averages":
+        if self.algorithm_ == "averages":
             path = forward_selection(means, labels, costs * k, float(self.budget), bar=bar)
             repeats = path.repeats * k
             return GreedyPath(repeats, path.chosen, path.objective, path.spent, path.exhausted), repeats
@@ -280,7 +285,7 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         repeats = np.zeros(len(attributes), dtype=np.int64)
         rows = []
         for step, a in enumerate(path.chosen, start=1):
-            bought = k[a] if self.algorithm == "averages" else 1  # Averages buys an attribute's k judgments at once
+            bought = k[a] if self.algorithm_ == "averages" else 1  # Averages buys an attribute's k judgments at once
             repeats[a] += bought
             objective = self._objective(repeats)
             rows.append({
@@ -313,7 +318,7 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
 
     def _objective(self, repeats: np.ndarray) -> float:
         moments = self.moments_
-        if self.algorithm == "scoring":
+        if self.algorithm_ == "scoring":
             return scoring_objective(repeats, moments.correlation, moments.external_variance(),
                                      moments.internal_variance)
         return full_objective(repeats, moments.correlation, moments.external_covariance(self.ridge),
@@ -342,7 +347,7 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         used = np.flatnonzero(repeats > 0)
         weights = np.zeros(len(repeats))
         if len(used):
-            if self.algorithm == "scoring":
+            if self.algorithm_ == "scoring":
                 terms = moments.external_variance()[used] + moments.internal_variance[used] / repeats[used]
                 weights[used] = np.where(terms > 0, moments.correlation[used] / np.where(terms > 0, terms, 1.0), 0.0)
             else:
