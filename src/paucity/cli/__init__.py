@@ -8,6 +8,7 @@ from .demo import demo
 from .differences import DifferencesCommand, differences
 from .markers import markers
 from .markers_benchmark import markers_benchmark
+from .multiselect import MultiSelectCommand, multiselect
 from .rank import rank, rank_evaluate
 
 app = typer.Typer(
@@ -21,6 +22,7 @@ app.command("markers-benchmark")(markers_benchmark)
 app.command("rank")(rank)
 app.command("rank-evaluate")(rank_evaluate)
 app.command("differences", cls=DifferencesCommand)(differences)
+app.command("multiselect", cls=MultiSelectCommand)(multiselect)
 app.command("demo")(demo)
 
 
