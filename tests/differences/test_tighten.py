@@ -69,3 +69,14 @@ def test_bad_input(beta, kwargs, error):
     X, Y = planted()
     with pytest.raises(error):
         tighten(X, Y, beta, **kwargs)
+
+
+def test_a_start_with_tiny_weights_on_the_support_is_rescaled_not_divided_by_zero():
+    # RELAX's eigenvector can carry weights of 1e-170 off its own support; restricted to another
+    # support, ‖β‖² underflows to 0
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(40, 3)), rng.normal(size=(30, 3))
+    Y[:, 2] += 2.0
+    start = np.array([1.0, 0.0, 1e-170])
+    result = tighten(X, Y, start, support=[2])
+    assert np.isfinite(result.beta).all() and abs(result.beta[2]) == 1.0

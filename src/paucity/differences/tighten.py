@@ -115,7 +115,11 @@ def tighten(
     beta = np.where(mask, beta, 0.0)
     if not np.any(beta):
         beta = mask / np.sqrt(mask.sum())
-    beta = beta / np.linalg.norm(beta)
+    norm = np.linalg.norm(beta)
+    if norm < 1e-150 and np.isfinite(norm):  # tiny weights (a start whose mass lay off the support): ‖β‖² underflows
+        beta = beta / np.abs(beta).max()
+        norm = np.linalg.norm(beta)
+    beta = beta / norm
     X, Y, beta = _check_pair(X, Y, beta)  # once: every step below reuses the validated matrices
     divergence._check_parameters()
 
