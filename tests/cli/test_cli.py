@@ -107,3 +107,10 @@ def test_demo_writes_report_and_figure(tmp_path):
     differences = pd.read_csv(out / "differences_monocytes_dendritic.csv")
     assert differences["analysis"].value_counts().to_dict() == {"SPARDA": 10, "SPARDA, normalized": 10, "t-test": 10}
     assert "SPARDA" in result.output and "t-test" in result.output
+    assert "Which crowd judgments are worth buying?" in report  # the judgments stop
+    plan = pd.read_csv(out / "judgments_plan.csv")
+    assert plan["judgments"].sum() == 12 and (plan["judgments"] >= 0).all()
+    curve = pd.read_csv(out / "judgments_budget.csv")
+    assert curve["budget"].tolist() == [2, 4, 6, 8, 12, 16, 24]
+    assert (curve["Full"].diff().dropna() < 0).all()  # more judgments, less error
+    assert (out / "judgments_budget.png").stat().st_size > 10_000
