@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import typer
 
+from ._failures import OneLineUsageCommand
 from .demo import demo
-from .differences import DifferencesCommand, differences
+from .differences import differences
 from .markers import markers
 from .markers_benchmark import markers_benchmark
-from .multiselect import MultiSelectCommand, multiselect
+from .multiselect import multiselect
 from .rank import rank, rank_evaluate
 
 app = typer.Typer(
@@ -21,8 +22,8 @@ app.command("markers")(markers)
 app.command("markers-benchmark")(markers_benchmark)
 app.command("rank")(rank)
 app.command("rank-evaluate")(rank_evaluate)
-app.command("differences", cls=DifferencesCommand)(differences)
-app.command("multiselect", cls=MultiSelectCommand)(multiselect)
+app.command("differences", cls=OneLineUsageCommand)(differences)
+app.command("multiselect", cls=OneLineUsageCommand)(multiselect)
 app.command("demo")(demo)
 
 

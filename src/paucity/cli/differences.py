@@ -2,47 +2,18 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, List, Optional, Tuple
 
 import typer
-from typer.core import TyperCommand
 
 from .._errors import InputError, ParameterError, ShapeMismatchError
-from ._failures import EXIT_BAD_INPUT, one_line_errors
+from ._failures import one_line_errors
 
-__all__ = ["DifferencesCommand", "differences"]
-
-
-class DifferencesCommand(TyperCommand):
-    """A command whose usage errors (a missing or malformed option) are one line and exit code 2."""
-
-    def parse_args(self, ctx, args: list[str]) -> list[str]:
-        with _one_line_usage():
-            return super().parse_args(ctx, args)
-
-    def invoke(self, ctx):
-        with _one_line_usage():  # values are converted to their types here
-            return super().invoke(ctx)
-
-
-# typer raises click's UsageError, or its own copy of click's where it ships one
-_USAGE_ERROR = next(kind for kind in typer.BadParameter.__mro__ if kind.__name__ == "UsageError")
-
-
-@contextlib.contextmanager
-def _one_line_usage():
-    try:
-        yield
-    except _USAGE_ERROR as error:
-        message = " ".join(error.format_message().split())
-        print(f"error: {message} (see paucity differences --help)", file=sys.stderr)
-        raise typer.Exit(code=EXIT_BAD_INPUT) from None
+__all__ = ["differences"]
 
 
 def differences(
