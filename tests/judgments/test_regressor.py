@@ -3,10 +3,12 @@
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.base import clone
 
-from paucity._errors import InputError, InputTypeError, NotFittedError, ParameterError
-from paucity.judgments import Judgments, MultiSelectRegressor, full_objective
+from paucity._errors import InputError, InputTypeError, NotFittedError, ParameterError, PaucityError
+from paucity.judgments import Judgments, MultiSelectRegressor, check_labels, full_objective
 
 
 def crowd(n_objects=150, judgments=2, seed=0, start=0, judgment_seed=None):
@@ -195,3 +197,18 @@ def test_the_algorithm_name_is_case_insensitive():
     assert upper.algorithm_ == "scoring"
     pd.testing.assert_series_equal(upper.repeats_, lower.repeats_)
     assert upper.projected_loss() == lower.projected_loss()
+
+
+label_values = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 5), st.text(max_size=3),
+                         st.none())
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["o0", "o1", "o2", "x"]), label_values), max_size=8))
+def test_junk_labels_raise_only_paucity_errors(pairs):
+    labels = pd.Series([value for _, value in pairs], index=[name for name, _ in pairs], dtype=object)
+    try:
+        checked = check_labels(labels, pd.Index(["o0", "o1"]))
+    except PaucityError:
+        return
+    assert checked.index.tolist() == ["o0", "o1"] and np.isfinite(checked.to_numpy()).all()
