@@ -212,3 +212,11 @@ def test_junk_labels_raise_only_paucity_errors(pairs):
     except PaucityError:
         return
     assert checked.index.tolist() == ["o0", "o1"] and np.isfinite(checked.to_numpy()).all()
+
+
+def test_averages_with_a_budget_below_k_judgments_buys_nothing_and_says_so():
+    judgments, labels = crowd(n_objects=40)
+    model = MultiSelectRegressor(budget=1, algorithm="averages").fit(judgments, labels)
+    assert model.repeats_.sum() == 0 and model.unspent_ == 1
+    assert "bought nothing" in model.repeats_.attrs["note"]
+    assert model.predict(judgments).nunique() == 1  # the mean label

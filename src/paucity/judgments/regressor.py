@@ -243,7 +243,12 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         self.repeats_ = pd.Series(repeats, index=attributes, name="judgments", dtype=np.int64)
         self.repeats_.index.name = "attribute"
         self.unspent_ = float(self.budget - (repeats * cost_values).sum())
-        if path.exhausted:
+        if not len(path.chosen):
+            self.repeats_.attrs["note"] = (
+                f"{self.algorithm_} bought nothing: the cheapest thing it buys (an attribute's k judgments, for "
+                f"averages) costs more than the budget of {self.budget:g}."
+            )
+        elif path.exhausted:
             self.repeats_.attrs["note"] = (
                 f"{self.algorithm_} stopped with {self.unspent_:g} of the budget unspent: it had nothing left to buy "
                 "(it gives an attribute at most the k judgments each training object has of it)."

@@ -1,0 +1,312 @@
+"""Feature multi-selection experiments of seed 002, §4: test error against the budget, and k against m.
+
+Run with paucity's development Python from the repository root::
+
+    python benchmarks/judgments_experiments.py            # the full runs (50 splits each)
+    python benchmarks/judgments_experiments.py --quick    # a smoke run, nothing written to docs/
+
+The seed's protocol (§4), for every data set, budget B and algorithm:
+
+1. draw a random train/test split of the objects;
+2. judge every training object k = 2 times per attribute and choose the
+   repeat vector r with ``MultiSelectRegressor(budget=B, algorithm=...)``;
+3. add judgments to the training objects until each has r[a] of attribute a,
+   and fit least squares on the means (``refit``);
+4. judge every test object r[a] times and record the squared error of
+   ``predict``.
+
+Judgments are drawn once per split, enough for the largest budget, in arrival
+order: the first 2 of each (object, attribute) are the training judgments,
+the next ones those "added" in step 3, so every algorithm sees the same
+judgments. Costs are 1 per judgment. Averaged over 50 splits.
+
+Data sets:
+
+- ``simulated``: ``paucity.datasets.simulate_crowd`` with 12 attributes,
+  latent means equicorrelated (ρ = 0.3), every other attribute binary,
+  internal variances from 0.2 to 3.0, the default label coefficients (the
+  last 3 attributes useless) and label noise 0.5; 1,000 objects, 300 for
+  training and 700 for testing in each split.
+- ``simulated, small sample``: the same crowd with 40 training objects (the
+  seed's remark that Scoring, which estimates fewer quantities, can win on
+  small samples).
+- ``digits``: the seed's simulated protocol (it collapses 8 adjacent
+  histogram bins of the UCI CT-slice data into one feature) on scikit-learn's
+  bundled ``load_digits`` (1,797 images of 8 × 8 pixels), regressing the digit
+  value: each pair of adjacent pixels of a row is one feature, so 32
+  features, and a judgment of it is one of its 2 pixels drawn uniformly
+  (``paucity.datasets.grouped_feature_crowd``); 300 training images, the
+  other 1,497 for testing. Pairs rather than the seed's groups of 8: the
+  digit value is a weak linear function of the pixels, and 5-fold
+  cross-validated least squares on the exact group means has R² = 0.51 for
+  single pixels, 0.43 for pairs, 0.21 for groups of 4 and 0.18 for whole
+  rows (8), too little signal left to tell the algorithms apart.
+- ``k against m`` (the seed's Figure 8) on digits: a fixed total of training
+  judgments M = m·k per attribute, with k ∈ {2, 3, 4, 6, 8} judgments per
+  feature and m = M/k training images, at budget 16 for Full and Scoring.
+
+Results: ``benchmarks/results/judgments_experiments.csv`` (one row per split,
+budget and algorithm), figures ``docs/figures/judgments_budget.png`` and
+``docs/figures/judgments_k_vs_m.png``, and the tables between
+``<!-- judgments:begin -->`` and ``<!-- judgments:end -->`` of
+``docs/judgments.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from markers import machine, write_section  # noqa: E402
+
+from paucity.datasets import grouped_feature_crowd, simulate_crowd  # noqa: E402
+from paucity.judgments import Judgments, MultiSelectRegressor  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+FIGURES = ROOT / "docs" / "figures"
+DOC = ROOT / "docs" / "judgments.md"
+SECTION = ("<!-- judgments:begin -->", "<!-- judgments:end -->")
+ALGORITHMS = ("full", "scoring", "averages", "copies")
+LABELS = {"full": "Full", "scoring": "Scoring", "averages": "Averages", "copies": "Copies"}
+K = 2
+GROUP_SIZE = 2  # adjacent pixels per digits feature
+
+FULL = {
+    "splits": 50,
+    "budgets": [1, 2, 3, 4, 6, 8, 10, 14, 18, 24, 32, 40],
+    "k_values": [2, 3, 4, 6, 8],
+    "totals": [240, 480, 960],
+    "k_budget": 16,
+}
+QUICK = {"splits": 3, "budgets": [2, 6, 12], "k_values": [2, 4], "totals": [240], "k_budget": 8}
+
+
+def simulated_crowd():
+    return simulate_crowd(1000, 12, judgments=1, correlation=0.3, binary=[True, False] * 6,
+                          noise=0.5, random_state=2013)
+
+
+def digits_crowd():
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    return grouped_feature_crowd(digits.data, digits.target.astype(np.float64), group_size=GROUP_SIZE)
+
+
+def split_judgments(crowd, train, test, most: int, seed: int):
+    """Judgments for a split: ``most`` per (object, attribute), drawn once; the first K train the selection."""
+    rng = np.random.default_rng(seed)
+    pool_train = crowd.draw(list(train), most, random_state=rng)
+    pool_test = crowd.draw(list(test), most, random_state=rng)
+    return pool_train, pool_test
+
+
+def first(frame: pd.DataFrame, k: int) -> pd.DataFrame:
+    return frame.groupby(["object", "attribute"], sort=False).head(k)
+
+
+def run_budgets(name: str, crowd, n_train: int, settings: dict, seed: int) -> list[dict]:
+    rows = []
+    objects = crowd.objects
+    labels = crowd.labels
+    most = max(max(settings["budgets"]), K)
+    for split in range(settings["splits"]):
+        rng = np.random.default_rng([seed, split])
+        order = rng.permutation(len(objects))
+        train, test = objects[order[:n_train]], objects[order[n_train:]]
+        pool_train, pool_test = split_judgments(crowd, train, test, most, seed=rng.integers(2**32))
+        training = Judgments(first(pool_train, K))
+        collected, judged = Judgments(pool_train), Judgments(pool_test)
+        y_train, y_test = labels[train], labels[test]
+        for budget in settings["budgets"]:
+            for algorithm in ALGORITHMS:
+                model = MultiSelectRegressor(budget=budget, algorithm=algorithm).fit(training, y_train)
+                projected = model.projected_loss()
+                model.refit(collected, y_train)
+                error = float(np.mean((model.predict(judged)[y_test.index].to_numpy() - y_test.to_numpy()) ** 2))
+                rows.append({
+                    "experiment": name, "split": split, "budget": budget, "algorithm": algorithm,
+                    "n_train": n_train, "k": K, "test_mse": error, "projected_loss": projected,
+                    "judgments_used": int(model.repeats_.sum()), "attributes_used": int((model.repeats_ > 0).sum()),
+                    "unspent": model.unspent_,
+                })
+    return rows
+
+
+def run_k_against_m(crowd, settings: dict, seed: int) -> list[dict]:
+    rows = []
+    objects, labels = crowd.objects, crowd.labels
+    budget = settings["k_budget"]
+    most = max(max(settings["k_values"]), budget)
+    for split in range(settings["splits"]):
+        rng = np.random.default_rng([seed, split])
+        order = rng.permutation(len(objects))
+        n_train_most = max(settings["totals"]) // min(settings["k_values"])
+        pool, test = objects[order[:n_train_most]], objects[order[n_train_most:]]
+        pool_train, pool_test = split_judgments(crowd, pool, test, most, seed=rng.integers(2**32))
+        judged = Judgments(pool_test)
+        y_test = labels[test]
+        for total in settings["totals"]:
+            for k in settings["k_values"]:
+                m = total // k
+                train = pool[:m]
+                frame = pool_train[pool_train["object"].isin(train)]
+                training, collected = Judgments(first(frame, k)), Judgments(frame)
+                for algorithm in ("full", "scoring"):
+                    model = MultiSelectRegressor(budget=budget, algorithm=algorithm).fit(training, labels[train])
+                    model.refit(collected, labels[train])
+                    error = float(np.mean((model.predict(judged)[y_test.index].to_numpy() - y_test.to_numpy()) ** 2))
+                    rows.append({
+                        "experiment": f"k against m, M = {total}", "split": split, "budget": budget,
+                        "algorithm": algorithm, "n_train": m, "k": k, "test_mse": error,
+                        "projected_loss": np.nan, "judgments_used": int(model.repeats_.sum()),
+                        "attributes_used": int((model.repeats_ > 0).sum()), "unspent": model.unspent_,
+                    })
+    return rows
+
+
+# -- reporting -------------------------------------------------------------------------------------
+def budget_table(frame: pd.DataFrame, experiment: str) -> str:
+    part = frame[frame["experiment"] == experiment]
+    mean = part.pivot_table(index="budget", columns="algorithm", values="test_mse", aggfunc="mean")
+    sem = part.pivot_table(index="budget", columns="algorithm", values="test_mse", aggfunc="sem")
+    wins = _full_wins(part)
+    lines = ["| budget | " + " | ".join(LABELS[a] for a in ALGORITHMS) + " | splits where Full ≤ both baselines |",
+             "|---:|" + "---:|" * len(ALGORITHMS) + "---:|"]
+    for budget in mean.index:
+        cells = [f"{mean.loc[budget, a]:.3f} ± {sem.loc[budget, a]:.3f}" for a in ALGORITHMS]
+        best = min(ALGORITHMS, key=lambda a: mean.loc[budget, a])
+        cells[ALGORITHMS.index(best)] = f"**{cells[ALGORITHMS.index(best)]}**"
+        lines.append(f"| {budget} | " + " | ".join(cells) + f" | {wins.loc[budget]:.0%} |")
+    return "\n".join(lines)
+
+
+def _full_wins(part: pd.DataFrame) -> pd.Series:
+    wide = part.pivot_table(index=["budget", "split"], columns="algorithm", values="test_mse")
+    better = (wide["full"] <= wide["averages"]) & (wide["full"] <= wide["copies"])  # ties: same r chosen
+    return better.groupby(level="budget").mean()
+
+
+def ordering_line(frame: pd.DataFrame, experiment: str) -> str:
+    part = frame[frame["experiment"] == experiment]
+    mean = part.pivot_table(index="budget", columns="algorithm", values="test_mse", aggfunc="mean")
+    full_best = mean["full"] <= mean[["averages", "copies"]].min(axis=1)
+    scoring_best = (mean["scoring"] < mean["full"])
+    text = (f"Full's mean test error is at most both baselines' at {int(full_best.sum())} of {len(mean)} "
+            "budgets (equal where they chose the same r)")
+    if not full_best.all():
+        text += f" (not at B = {', '.join(str(b) for b in mean.index[~full_best])})"
+    text += f"; Scoring is below Full at {int(scoring_best.sum())}"
+    if scoring_best.any():
+        text += f" (B = {', '.join(str(b) for b in mean.index[scoring_best])})"
+    return text + "."
+
+
+def k_table(frame: pd.DataFrame) -> str:
+    part = frame[frame["experiment"].str.startswith("k against m")]
+    mean = part.pivot_table(index=["experiment", "k"], columns="algorithm", values="test_mse", aggfunc="mean")
+    sem = part.pivot_table(index=["experiment", "k"], columns="algorithm", values="test_mse", aggfunc="sem")
+    m = part.groupby(["experiment", "k"])["n_train"].first()
+    lines = ["| M = m·k | k | m | Full | Scoring |", "|---:|---:|---:|---:|---:|"]
+    for (experiment, k) in mean.index:
+        total = experiment.split("= ")[1]
+        lines.append(f"| {total} | {k} | {m.loc[(experiment, k)]} | "
+                     f"{mean.loc[(experiment, k), 'full']:.3f} ± {sem.loc[(experiment, k), 'full']:.3f} | "
+                     f"{mean.loc[(experiment, k), 'scoring']:.3f} ± {sem.loc[(experiment, k), 'scoring']:.3f} |")
+    return "\n".join(lines)
+
+
+def plot(frame: pd.DataFrame, experiments: list[str], path_budget: Path, path_k: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from paucity.io import write_figure
+
+    fig, axes = plt.subplots(1, len(experiments), figsize=(5 * len(experiments), 4))
+    for ax, experiment in zip(np.atleast_1d(axes), experiments):
+        part = frame[frame["experiment"] == experiment]
+        mean = part.pivot_table(index="budget", columns="algorithm", values="test_mse", aggfunc="mean")
+        sem = part.pivot_table(index="budget", columns="algorithm", values="test_mse", aggfunc="sem")
+        for algorithm in ALGORITHMS:
+            ax.errorbar(mean.index, mean[algorithm], yerr=sem[algorithm], marker="o", ms=3, capsize=2,
+                        label=LABELS[algorithm])
+        ax.set_title(experiment)
+        ax.set_xlabel("budget B (judgments per test object)")
+        ax.set_ylabel("test squared error")
+        ax.legend()
+    fig.tight_layout()
+    write_figure(fig, path_budget, dpi=120)
+    plt.close(fig)
+
+    part = frame[frame["experiment"].str.startswith("k against m")]
+    if not len(part):
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for ax, algorithm in zip(axes, ("full", "scoring")):
+        for experiment, group in part[part["algorithm"] == algorithm].groupby("experiment", sort=False):
+            curve = group.groupby("k")["test_mse"].agg(["mean", "sem"])
+            ax.errorbar(curve.index, curve["mean"], yerr=curve["sem"], marker="o", capsize=2,
+                        label=experiment.split(", ")[1])
+        ax.set_title(f"{LABELS[algorithm]}: digits, budget {part['budget'].iloc[0]}")
+        ax.set_xlabel("k, training judgments per feature (m = M/k objects)")
+        ax.set_ylabel("test squared error")
+        ax.legend()
+    fig.tight_layout()
+    write_figure(fig, path_k, dpi=120)
+    plt.close(fig)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a smoke run; writes nothing under docs/")
+    args = parser.parse_args(argv)
+    settings = QUICK if args.quick else FULL
+    started = time.perf_counter()
+    simulated, digits = simulated_crowd(), digits_crowd()
+    rows = []
+    for name, crowd, n_train, seed in (
+        ("simulated", simulated, 300, 1),
+        ("simulated, small sample", simulated, 40, 2),
+        ("digits", digits, 300, 3),
+    ):
+        t = time.perf_counter()
+        rows += run_budgets(name, crowd, n_train, settings, seed)
+        print(f"{name}: {time.perf_counter() - t:.0f} s", flush=True)
+    t = time.perf_counter()
+    rows += run_k_against_m(digits, settings, seed=4)
+    print(f"k against m: {time.perf_counter() - t:.0f} s", flush=True)
+    frame = pd.DataFrame(rows)
+    experiments = ["simulated", "simulated, small sample", "digits"]
+    for experiment in experiments:
+        print(f"\n{experiment}\n{budget_table(frame, experiment)}\n{ordering_line(frame, experiment)}")
+    print(f"\n{k_table(frame)}")
+    if args.quick:
+        return
+    from paucity.io import write_csv
+
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    write_csv(frame, RESULTS / "judgments_experiments.csv", index=False)
+    plot(frame, experiments, FIGURES / "judgments_budget.png", FIGURES / "judgments_k_vs_m.png")
+    about = machine()
+    body = [f"Written by `benchmarks/judgments_experiments.py` ({settings['splits']} random splits per point; "
+            f"mean test squared error ± its standard error over the splits; the best of each row in bold). "
+            f"Machine: {about.get('cpu', 'unknown CPU')}, {about.get('cores', '?')} cores; "
+            f"{time.perf_counter() - started:.0f} s in all.", ""]
+    for experiment in experiments:
+        body += [f"#### {experiment}", "", budget_table(frame, experiment), "", ordering_line(frame, experiment), ""]
+    body += ["#### k against m (digits, budget {})".format(settings["k_budget"]), "", k_table(frame)]
+    write_section(SECTION, "\n".join(body), DOC)
+    print(f"\nwrote {RESULTS / 'judgments_experiments.csv'}, the figures and the section of {DOC.name}")
+
+
+if __name__ == "__main__":
+    main()
