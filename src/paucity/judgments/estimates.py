@@ -165,10 +165,14 @@ def full_objective(repeats, correlation, external_covariance, internal_variance)
     >>> round(full_objective([1, 1], np.array([1.0, 1.0]), sigma, np.array([1.0, 1.0])), 6)
     0.8
     """
-    repeats = _check_repeats(repeats, len(correlation))
+    return _full_value(_check_repeats(repeats, len(correlation)), correlation, external_covariance, internal_variance)
+
+
+def _full_value(repeats, correlation, covariance, internal_variance) -> float:
+    """:func:`full_objective` on a checked repeat vector."""
     used = np.flatnonzero(repeats > 0)
     if not len(used):
         return 0.0
-    block = external_covariance[np.ix_(used, used)] + np.diag(internal_variance[used] / repeats[used])
+    block = covariance[np.ix_(used, used)] + np.diag(internal_variance[used] / repeats[used])
     b = correlation[used]
     return float(b @ np.linalg.pinv(block, hermitian=True) @ b)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .estimates import _scoring_terms
+from .estimates import _full_value, _scoring_terms
 
 __all__ = ["GreedyPath", "forward_selection", "greedy_full", "greedy_scoring"]
 
@@ -156,15 +156,6 @@ def greedy_full(correlation, external_covariance, internal_variance, costs, budg
         if bar is not None:
             bar.advance()
     return GreedyPath(repeats, np.asarray(chosen, dtype=np.int64), np.asarray(values), float(budget) - remaining, False)
-
-
-def _full_value(repeats, correlation, covariance, internal_variance) -> float:
-    used = np.flatnonzero(repeats > 0)
-    if not len(used):
-        return 0.0
-    block = covariance[np.ix_(used, used)] + np.diag(internal_variance[used] / repeats[used])
-    b = correlation[used]
-    return float(b @ np.linalg.pinv(block, hermitian=True) @ b)
 
 
 def _full_gains(repeats, objective, correlation, covariance, diagonal, internal_variance) -> np.ndarray:
