@@ -135,6 +135,16 @@ def greedy_full(correlation, external_covariance, internal_variance, costs, budg
     repeat others), those candidates are evaluated with their own
     pseudo-inverse, as the seed defines the objective. A step costs
     O(s³ + s²d).
+
+    Examples
+    --------
+    Two attributes that measure the same thing, the first with less
+    internal noise: with a diagonal Σ̂ both would be bought, with the
+    correlation the cleaner one takes most of the budget.
+
+    >>> sigma = np.array([[1.0, 0.9], [0.9, 1.0]])
+    >>> greedy_full(np.array([1.0, 0.9]), sigma, np.array([0.5, 2.0]), np.ones(2), 4).repeats.tolist()
+    [4, 0]
     """
     d = len(correlation)
     repeats = np.zeros(d, dtype=np.int64)
