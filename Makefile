@@ -27,6 +27,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/markers.py
 	$(BIN)/python benchmarks/ranking.py
 	$(BIN)/python benchmarks/ranking_scale.py
+	$(BIN)/python benchmarks/differences.py
+	$(BIN)/python benchmarks/judgments.py
 
 clean:
 	rm -rf $(VENV) paucity-demo
