@@ -284,8 +284,10 @@ def main(argv=None) -> None:
                   f"({'larger' if larger else 'NOT larger'}); POT time / paucity time = "
                   f"{pot['seconds'] / row['seconds']:.2f}")
 
-    if args.quick:
+    if args.quick or not pot:
         print(table(rows, pot))
+        if not pot and not args.quick:
+            print("without POT beside it nothing is written: the recorded figures are side-by-side runs")
         return
     import pandas as pd
 
