@@ -8,7 +8,7 @@ from paucity.datasets import simulate_crowd
 from paucity.judgments import Judgments, MultiSelectRegressor
 
 
-def test_error_by_budget(n_splits, budgets, n_train=300, algorithms=("full", "scoring", "averages", "copies")):
+def mean_error_by_budget(n_splits, budgets, n_train=300, algorithms=("full", "scoring", "averages", "copies")):
     """Mean test squared error per (budget, algorithm) over random splits, the seed's protocol."""
     crowd = simulate_crowd(1000, 12, judgments=1, correlation=0.3, binary=[True, False] * 6, random_state=2013)
     errors = {(b, a): [] for b in budgets for a in algorithms}
@@ -29,11 +29,8 @@ def test_error_by_budget(n_splits, budgets, n_train=300, algorithms=("full", "sc
     return pd.Series({key: np.mean(value) for key, value in errors.items()})
 
 
-test_error_by_budget.__test__ = False  # a helper, not a test
-
-
 def test_full_beats_the_baselines_on_a_simulated_crowd():
-    errors = test_error_by_budget(n_splits=4, budgets=[14, 24], algorithms=("full", "averages", "copies"))
+    errors = mean_error_by_budget(n_splits=4, budgets=[14, 24], algorithms=("full", "averages", "copies"))
     for budget in (14, 24):
         assert errors[(budget, "full")] < min(errors[(budget, "averages")], errors[(budget, "copies")])
 
@@ -41,7 +38,7 @@ def test_full_beats_the_baselines_on_a_simulated_crowd():
 @pytest.mark.slow
 def test_full_beats_the_baselines_at_every_clearly_separated_budget():
     # the figures of docs/judgments.md: Full at most both baselines at 11 of 12 budgets, the twelfth a tie
-    errors = test_error_by_budget(n_splits=20, budgets=[2, 4, 8, 10, 14, 18, 24, 32])
+    errors = mean_error_by_budget(n_splits=20, budgets=[2, 4, 8, 10, 14, 18, 24, 32])
     for budget in (2, 4, 8, 10, 14, 18, 24, 32):
         assert errors[(budget, "full")] <= min(errors[(budget, "averages")], errors[(budget, "copies")]) + 0.01
     for budget in (10, 14, 18, 24, 32):  # with room to buy repeats, clearly below
