@@ -1,4 +1,3 @@
-import json
 
 import anndata
 import numpy as np
@@ -9,6 +8,8 @@ from typer.testing import CliRunner
 
 from paucity.cli import app
 from paucity.differences import PDA
+
+from ._outcomes import fails_in_one_line, read_json, write_file
 
 runner = CliRunner()
 QUICK = ["--max-iter", "60", "--n-restarts", "1"]  # small fits: the tests check the command, not the solver
@@ -31,16 +32,12 @@ def _run(*args):
     return runner.invoke(app, ["differences", *map(str, args)])
 
 
-def _read(path):
-    return json.loads(path.read_text())
-
-
 def test_planted_feature_comes_first_and_the_test_rejects(tables, tmp_path):
     x_path, y_path, X, Y = tables
     out = tmp_path / "result.json"
     result = _run(x_path, y_path, "--k", 2, "--permutations", 19, *QUICK, "--out", out)
     assert result.exit_code == 0, result.output
-    report = _read(out)
+    report = read_json(out)
     assert report["selected"][0]["feature"] == "f2" and report["selected"][0]["rank"] == 1
     assert (report["n"], report["m"], report["d"]) == (60, 50, 5)
     assert report["method"] == "SPARDA" and report["k"] == 2 and report["lam"] is None
@@ -66,7 +63,7 @@ def test_lam_gives_the_estimator_result(tables, tmp_path):
     out = tmp_path / "result.json"
     result = _run(x_path, y_path, "--lam", 0.5, *QUICK, "--random-state", 3, "--out", out)
     assert result.exit_code == 0, result.output
-    report = _read(out)
+    report = read_json(out)
     model = PDA(sparsity="l1", lam=0.5, max_iter=60, n_restarts=1, random_state=3).fit(X, Y)
     assert report["method"] == "SPARDA" and report["lam"] == 0.5
     assert report["statistic"] == pytest.approx(model.divergence_)
@@ -83,7 +80,7 @@ def test_no_penalty_is_pda_and_a_constant_feature_is_fine(tables, tmp_path):
     out = tmp_path / "result.json"
     result = _run(x_path, y_path, *QUICK, "--out", out)
     assert result.exit_code == 0, result.output
-    report = _read(out)
+    report = read_json(out)
     assert report["method"] == "PDA" and report["k"] is None and report["cv"] is None
     assert report["d"] == 6 and abs(report["beta"].get("flat", 0.0)) < 0.01
     assert max(report["beta"], key=lambda name: abs(report["beta"][name])) == "f2"
@@ -95,7 +92,7 @@ def test_cv_chooses_lam_and_the_test_keeps_it(tables, tmp_path):
     out = tmp_path / "result.json"
     result = _run(x_path, y_path, "--cv", "--permutations", 4, *QUICK, "--out", out)
     assert result.exit_code == 0, result.output
-    report = _read(out)
+    report = read_json(out)
     assert report["method"] == "SPARDA"
     cv = report["cv"]
     assert len(cv["results"]) == 8 and {"lam", "n_selected", "heldout_divergence"} <= set(cv["results"][0])
@@ -120,13 +117,13 @@ def test_marginal_normalization_finds_a_change_in_correlation(tmp_path):
     args = [tmp_path / "X.tsv", tmp_path / "Y.tsv", "--index-col", "sample", "--k", 2, "--marginal-normalize", *QUICK]
     result = _run(*args, "--permutations", 4, "--out", out)
     assert result.exit_code == 0, result.output
-    report = _read(out)
+    report = read_json(out)
     assert report["marginal_normalize"] is True and report["d"] == 5
     assert set(report["beta"]) == {"f0", "f1"}
     assert "marginally normalized" in report["permutation_test"]["refitted"]
     parallel = tmp_path / "parallel.json"
     assert _run(*args, "--permutations", 4, "--jobs", 2, "--out", parallel).exit_code == 0
-    assert _read(parallel)["permutation_test"] == report["permutation_test"]  # same permutations, same answer
+    assert read_json(parallel)["permutation_test"] == report["permutation_test"]  # same permutations, same answer
 
 
 @pytest.fixture()
@@ -151,7 +148,7 @@ def test_h5ad_groups(cells, tmp_path):
     out = tmp_path / "result.json"
     result = _run(path, "--groupby", "cell_type", "--groups", "NK", "T", "--k", 1, *QUICK, "--out", out)
     assert result.exit_code == 0, result.output
-    report = _read(out)
+    report = read_json(out)
     assert report["inputs"] == {"file": "cells.h5ad", "groupby": "cell_type", "groups": ["NK", "T"], "layer": None, "use_raw": False}
     nk, t = (adata.obs["cell_type"] == "NK").to_numpy(), (adata.obs["cell_type"] == "T").to_numpy()
     assert (report["n"], report["m"], report["d"]) == (nk.sum(), t.sum(), 8)
@@ -162,21 +159,7 @@ def test_h5ad_groups(cells, tmp_path):
     layered = tmp_path / "layer.json"
     result = _run(path, "--groupby", "cell_type", "--groups", "NK", "T", "--layer", "doubled", "--k", 1, *QUICK, "--out", layered)
     assert result.exit_code == 0, result.output
-    assert _read(layered)["selected"][0]["mean_x"] == pytest.approx(2 * adata.X[nk, 5].mean())
-
-
-def _fails(result, *words):
-    assert result.exit_code == 2, result.output
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    for word in words:
-        assert word in lines[0], lines[0]
-    assert result.stdout.strip() == ""
-
-
-def _write(path, text):
-    path.write_text(text)
-    return path
+    assert read_json(layered)["selected"][0]["mean_x"] == pytest.approx(2 * adata.X[nk, 5].mean())
 
 
 @pytest.mark.parametrize(
@@ -194,9 +177,9 @@ def _write(path, text):
     ],
 )
 def test_malformed_tables_fail_in_one_line_and_write_nothing(tmp_path, x_text, y_text, words):
-    x_path, y_path = _write(tmp_path / "X.csv", x_text), _write(tmp_path / "Y.csv", y_text)
+    x_path, y_path = write_file(tmp_path / "X.csv", x_text), write_file(tmp_path / "Y.csv", y_text)
     out = tmp_path / "result.json"
-    _fails(_run(x_path, y_path, *QUICK, "--out", out), *words)
+    fails_in_one_line(_run(x_path, y_path, *QUICK, "--out", out), *words)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["X.csv", "Y.csv"]
 
 
@@ -218,19 +201,19 @@ def test_malformed_tables_fail_in_one_line_and_write_nothing(tmp_path, x_text, y
 def test_bad_options_fail_in_one_line_and_write_nothing(tables, tmp_path, args, words):
     x_path, y_path, _, _ = tables
     out = tmp_path / "result.json"
-    _fails(_run(x_path, y_path, *args, *QUICK, "--out", out), *words)
+    fails_in_one_line(_run(x_path, y_path, *args, *QUICK, "--out", out), *words)
     assert not out.exists()
 
 
 def test_missing_unreadable_and_misplaced_files(tables, tmp_path):
     x_path, y_path, _, _ = tables
     out = tmp_path / "result.json"
-    _fails(_run(x_path, tmp_path / "absent.csv", "--out", out), "absent.csv does not exist")
-    garbage = _write(tmp_path / "garbage.parquet", "not a parquet file\n")
-    _fails(_run(x_path, garbage, "--out", out), "could not read", "garbage.parquet")
-    _fails(_run(x_path, y_path, "--out", tmp_path / "missing" / "result.json"), "folder of --out", "does not exist")
-    _fails(_run(x_path, "--out", out), "give two tables")
-    _fails(_run(x_path, y_path, "--index-col", "sample", "--out", out), "--index-col 'sample' is not a column")
+    fails_in_one_line(_run(x_path, tmp_path / "absent.csv", "--out", out), "absent.csv does not exist")
+    garbage = write_file(tmp_path / "garbage.parquet", "not a parquet file\n")
+    fails_in_one_line(_run(x_path, garbage, "--out", out), "could not read", "garbage.parquet")
+    fails_in_one_line(_run(x_path, y_path, "--out", tmp_path / "missing" / "result.json"), "folder of --out", "does not exist")
+    fails_in_one_line(_run(x_path, "--out", out), "give two tables")
+    fails_in_one_line(_run(x_path, y_path, "--index-col", "sample", "--out", out), "--index-col 'sample' is not a column")
     assert not out.exists() and not (tmp_path / "missing").exists()
 
 
@@ -250,7 +233,7 @@ def test_missing_unreadable_and_misplaced_files(tables, tmp_path):
 )
 def test_bad_h5ad_options_fail_in_one_line_and_write_nothing(cells, tmp_path, args, words):
     path, _ = cells
-    _fails(_run(path, "--out", tmp_path / "result.json", *args), *words)
+    fails_in_one_line(_run(path, "--out", tmp_path / "result.json", *args), *words)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cells.h5ad"]
 
 
@@ -260,7 +243,7 @@ def test_a_single_cell_group_is_refused(cells, tmp_path):
     adata.obs.loc[adata.obs_names[0], "cell_type"] = "ILC"
     adata.write_h5ad(path)
     out = tmp_path / "result.json"
-    _fails(_run(path, "--groupby", "cell_type", "--groups", "ILC", "T", "--out", out), "group 'ILC' has 1 cell")
+    fails_in_one_line(_run(path, "--groupby", "cell_type", "--groups", "ILC", "T", "--out", out), "group 'ILC' has 1 cell")
     assert not out.exists()
 
 

@@ -1,4 +1,3 @@
-import json
 
 import numpy as np
 import pandas as pd
@@ -7,6 +6,8 @@ from typer.testing import CliRunner
 
 from paucity.cli import app
 from paucity.judgments import MultiSelectRegressor
+
+from ._outcomes import fails_in_one_line, read_json, write_file
 
 runner = CliRunner()
 ATTRIBUTES = ["signal", "noise1", "noise2", "noise3"]
@@ -44,10 +45,6 @@ def _run(*args):
     return runner.invoke(app, ["multiselect", *map(str, args)])
 
 
-def _read(path):
-    return json.loads(path.read_text())
-
-
 def _labels(labels):
     return labels.set_index("object")["label"]
 
@@ -65,7 +62,7 @@ def test_plan_has_the_repeats_the_projected_loss_and_what_is_still_needed(crowd,
     out = tmp_path / "plan.json"
     result = _run(judgments, "--labels", labels_path, "--budget", 5, "--out", out)
     assert result.exit_code == 0, result.output
-    report = _read(out)
+    report = read_json(out)
     assert set(report) == KEYS
     model = MultiSelectRegressor(budget=5).fit(frame, _labels(labels))
     assert report["repeats_all"] == model.repeats_.to_dict() and list(report["repeats_all"]) == sorted(ATTRIBUTES)
@@ -110,7 +107,7 @@ def test_coefficients_come_when_every_object_has_enough_judgments(tmp_path):
     out = tmp_path / "plan.json"
     result = _run(tmp_path / "judgments.csv", "--labels", tmp_path / "labels.csv", "--budget", 5, "--out", out)
     assert result.exit_code == 0, result.output
-    report = _read(out)
+    report = read_json(out)
     assert max(report["repeats_all"].values()) <= 5  # at most the 6 judgments each object has
     assert report["judgments_needed"] == {"total": 0, "n_objects": 0, "rows": []}
     model = MultiSelectRegressor(budget=5).fit(frame, _labels(labels))
@@ -136,7 +133,7 @@ def test_costs_change_the_plan(crowd, tmp_path):
     (tmp_path / "costs.tsv").write_text("attribute\tcost\nsignal\t2\nnoise1\t0.5\nunjudged\t3\n")
     result = _run(judgments, "--labels", labels_path, "--budget", 5, "--costs", tmp_path / "costs.tsv", "--out", costly)
     assert result.exit_code == 0, result.output
-    before, after = _read(plain), _read(costly)
+    before, after = read_json(plain), read_json(costly)
     assert after["settings"]["costs"] == {"noise1": 0.5, "noise2": 1.0, "noise3": 1.0, "signal": 2.0}
     assert after["settings"]["costs_unlisted"] == ["noise2", "noise3"] and after["inputs"]["costs"] == "costs.tsv"
     assert after["settings"]["costs_unknown"] == ["unjudged"]
@@ -147,8 +144,8 @@ def test_costs_change_the_plan(crowd, tmp_path):
     (tmp_path / "costs.csv").write_text("attribute,cost\nsignal,10\n")  # the best attribute is beyond the budget
     result = _run(judgments, "--labels", labels_path, "--budget", 5, "--costs", tmp_path / "costs.csv", "--out", costly)
     assert result.exit_code == 0, result.output
-    assert "signal" not in _read(costly)["repeats"]
-    _within_budget(_read(costly))
+    assert "signal" not in read_json(costly)["repeats"]
+    _within_budget(read_json(costly))
 
 
 @pytest.mark.parametrize("algorithm", ["scoring", "Scoring", "averages", "copies"])
@@ -157,7 +154,7 @@ def test_other_algorithms(crowd, tmp_path, algorithm):
     out = tmp_path / "plan.json"
     result = _run(judgments, "--labels", labels_path, "--budget", 5, "--algorithm", algorithm, "--out", out)
     assert result.exit_code == 0, result.output
-    report = _read(out)
+    report = read_json(out)
     model = MultiSelectRegressor(budget=5, algorithm=algorithm.lower()).fit(frame, _labels(labels))
     assert report["settings"]["algorithm"] == algorithm.lower()
     assert report["repeats_all"] == model.repeats_.to_dict()
@@ -172,7 +169,7 @@ def test_a_baseline_that_runs_out_of_attributes_says_so(crowd, tmp_path):
     out = tmp_path / "plan.json"
     result = _run(judgments, "--labels", labels_path, "--budget", 20, "--algorithm", "copies", "--out", out)
     assert result.exit_code == 0, result.output
-    report = _read(out)
+    report = read_json(out)
     assert report["repeats_all"] == dict.fromkeys(sorted(ATTRIBUTES), 2)
     assert (report["spent"], report["unspent"]) == (8.0, 12.0)
     assert "12 of the budget unspent" in report["note"]
@@ -186,11 +183,11 @@ def test_drop_incomplete(crowd, tmp_path):
     frame.drop(short.union(single)).to_csv(judgments, index=False)
     out = tmp_path / "plan.json"
     result = _run(judgments, "--labels", labels_path, "--budget", 5, "--out", out)
-    _fails(result, "at least 2 judgments", "pass --drop-incomplete")
+    fails_in_one_line(result, "at least 2 judgments", "pass --drop-incomplete")
     assert not out.exists()
     result = _run(judgments, "--labels", labels_path, "--budget", 5, "--drop-incomplete", "--out", out)
     assert result.exit_code == 0, result.output
-    report = _read(out)
+    report = read_json(out)
     assert report["dropped"] == {"objects": ["o3", "o7"], "attributes": ["noise3"], "n_judgments": 60 + 2 * 5}
     assert report["settings"]["drop_incomplete"] is True
     assert (report["n_objects"], report["n_attributes"]) == (58, 3) and "noise3" not in report["repeats_all"]
@@ -198,7 +195,7 @@ def test_drop_incomplete(crowd, tmp_path):
     complete = tmp_path / "complete.json"
     frame.to_csv(judgments, index=False)
     assert _run(judgments, "--labels", labels_path, "--budget", 5, "--drop-incomplete", "--out", complete).exit_code == 0
-    assert _read(complete)["dropped"] == {"objects": [], "attributes": [], "n_judgments": 0}
+    assert read_json(complete)["dropped"] == {"objects": [], "attributes": [], "n_judgments": 0}
 
 
 def test_named_columns_other_formats_and_agreeing_duplicate_labels(crowd, tmp_path):
@@ -211,23 +208,9 @@ def test_named_columns_other_formats_and_agreeing_duplicate_labels(crowd, tmp_pa
     columns = ["--object-column", "item", "--attribute-column", "question", "--value-column", "answer"]
     result = _run(tmp_path / "judgments.parquet", "--labels", tmp_path / "labels.tsv", "--budget", 5, *columns, "--out", out)
     assert result.exit_code == 0, result.output
-    report = _read(out)
+    report = read_json(out)
     assert report["inputs"]["columns"] == {"object": "item", "attribute": "question", "value": "answer"}
     assert report["repeats_all"] == MultiSelectRegressor(budget=5).fit(frame, _labels(labels)).repeats_.to_dict()
-
-
-def _fails(result, *words):
-    assert result.exit_code == 2, result.output
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    for word in words:
-        assert word in lines[0], lines[0]
-    assert result.stdout.strip() == ""
-
-
-def _write(path, text):
-    path.write_text(text)
-    return path
 
 
 def _spoil_value(tmp_path, frame, labels):
@@ -258,7 +241,7 @@ def _three_column_labels(tmp_path, frame, labels):
 
 def _costs(text):
     def spoil(tmp_path, frame, labels):
-        _write(tmp_path / "costs.csv", text)
+        write_file(tmp_path / "costs.csv", text)
         return ["--costs", tmp_path / "costs.csv"]
 
     return spoil
@@ -291,26 +274,26 @@ def test_bad_input_fails_in_one_line_and_writes_nothing(crowd, tmp_path, spoil, 
     budget = [] if "--budget" in args else ["--budget", 5]
     before = sorted(p.name for p in tmp_path.iterdir())
     out = tmp_path / "plan.json"
-    _fails(_run(judgments, "--labels", labels_path, *budget, *args, *extra, "--out", out), *words)
+    fails_in_one_line(_run(judgments, "--labels", labels_path, *budget, *args, *extra, "--out", out), *words)
     assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
 def test_missing_unreadable_and_misplaced_files(crowd, tmp_path):
     judgments, labels_path, _, _ = crowd
     out = tmp_path / "plan.json"
-    _fails(_run(tmp_path / "absent.csv", "--labels", labels_path, "--budget", 5, "--out", out), "absent.csv does not exist")
-    _fails(_run(judgments, "--labels", tmp_path / "absent.csv", "--budget", 5, "--out", out), "absent.csv does not exist")
+    fails_in_one_line(_run(tmp_path / "absent.csv", "--labels", labels_path, "--budget", 5, "--out", out), "absent.csv does not exist")
+    fails_in_one_line(_run(judgments, "--labels", tmp_path / "absent.csv", "--budget", 5, "--out", out), "absent.csv does not exist")
     costs = ["--costs", tmp_path / "absent.csv"]
-    _fails(_run(judgments, "--labels", labels_path, "--budget", 5, *costs, "--out", out), "absent.csv does not exist")
-    garbage = _write(tmp_path / "garbage.parquet", "not a parquet file\n")
-    _fails(_run(garbage, "--labels", labels_path, "--budget", 5, "--out", out), "could not read", "garbage.parquet")
-    empty = _write(tmp_path / "empty.csv", "")
-    _fails(_run(judgments, "--labels", empty, "--budget", 5, "--out", out), "empty.csv is empty")
+    fails_in_one_line(_run(judgments, "--labels", labels_path, "--budget", 5, *costs, "--out", out), "absent.csv does not exist")
+    garbage = write_file(tmp_path / "garbage.parquet", "not a parquet file\n")
+    fails_in_one_line(_run(garbage, "--labels", labels_path, "--budget", 5, "--out", out), "could not read", "garbage.parquet")
+    empty = write_file(tmp_path / "empty.csv", "")
+    fails_in_one_line(_run(judgments, "--labels", empty, "--budget", 5, "--out", out), "empty.csv is empty")
     misplaced = tmp_path / "missing" / "plan.json"
-    _fails(_run(judgments, "--labels", labels_path, "--budget", 5, "--out", misplaced), "folder of --out", "does not exist")
-    _fails(_run(judgments, "--labels", labels_path, "--budget", 5), "Missing option '--out'")
-    _fails(_run(judgments, "--budget", 5, "--out", out), "Missing option '--labels'")
-    _fails(_run(judgments, "--labels", labels_path, "--out", out), "Missing option '--budget'")
+    fails_in_one_line(_run(judgments, "--labels", labels_path, "--budget", 5, "--out", misplaced), "folder of --out", "does not exist")
+    fails_in_one_line(_run(judgments, "--labels", labels_path, "--budget", 5), "Missing option '--out'")
+    fails_in_one_line(_run(judgments, "--budget", 5, "--out", out), "Missing option '--labels'")
+    fails_in_one_line(_run(judgments, "--labels", labels_path, "--out", out), "Missing option '--budget'")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.csv", "garbage.parquet", "judgments.csv", "labels.csv"]
 
 
