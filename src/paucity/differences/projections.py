@@ -215,15 +215,12 @@ def project_unit_trace_psd(B, *, return_decomposition: bool = False):
     values, vectors = np.linalg.eigh(symmetric)
     values, vectors = values[::-1], vectors[:, ::-1]  # decreasing order
     weights = project_simplex(values)
-    keep = weights > 0  # a prefix, since the projection keeps the order of the entries
-    kept = vectors[:, keep]
-    matrix = (kept * weights[keep]) @ kept.T
-    matrix = 0.5 * (matrix + matrix.T)
-    return UnitTraceProjection(matrix=matrix, eigenvalues=weights, eigenvectors=np.ascontiguousarray(vectors))
+    return UnitTraceProjection(matrix=_recompose(vectors, weights), eigenvalues=weights,
+                               eigenvectors=np.ascontiguousarray(vectors))
 
 
 def _top_eigenpairs(symmetric: np.ndarray, rank_hint: int | None = None):
-    """The largest eigenpairs, decreasing, enough of them for the simplex projection.
+    """The simplex weights of the largest eigenvalues (decreasing) and their eigenvectors, enough of them.
 
     The projection keeps the eigenvalues above a threshold θ that depends only
     on those it keeps; once the smallest eigenvalue computed gets weight zero,
@@ -242,22 +239,25 @@ def _top_eigenpairs(symmetric: np.ndarray, rank_hint: int | None = None):
         values, vectors = scipy.linalg.eigh(
             symmetric, subset_by_index=[d - r, d - 1], driver="evr", check_finite=False
         )
-        values, vectors = values[::-1], vectors[:, ::-1]
-        if project_simplex(values)[-1] == 0.0:
-            return values, vectors
+        weights = project_simplex(values[::-1])
+        if weights[-1] == 0.0:
+            return weights, vectors[:, ::-1]
     values, vectors = np.linalg.eigh(symmetric)
-    return values[::-1], vectors[:, ::-1]
+    return project_simplex(values[::-1]), vectors[:, ::-1]
+
+
+def _recompose(vectors: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``Q diag(w) Qᵀ`` over the eigenvectors with a positive weight, symmetrized."""
+    keep = weights > 0  # a prefix, since the projection keeps the order of the entries
+    kept = vectors[:, keep]
+    matrix = (kept * weights[keep]) @ kept.T
+    return 0.5 * (matrix + matrix.T)
 
 
 def _project_with_rank(B: np.ndarray, rank_hint: int | None):
     """:func:`project_unit_trace_psd` of a finite square array, and the rank of the projection."""
-    symmetric = 0.5 * (B + B.T)
-    values, vectors = _top_eigenpairs(symmetric, rank_hint)
-    weights = project_simplex(values)
-    keep = weights > 0  # a prefix, since the projection keeps the order of the entries
-    kept = vectors[:, keep]
-    matrix = (kept * weights[keep]) @ kept.T
-    return 0.5 * (matrix + matrix.T), int(keep.sum())
+    weights, vectors = _top_eigenpairs(0.5 * (B + B.T), rank_hint)
+    return _recompose(vectors, weights), int((weights > 0).sum())
 
 
 # -- the l1 proximal step -------------------------------------------------------------------------
