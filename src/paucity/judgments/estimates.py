@@ -173,6 +173,10 @@ def _full_value(repeats, correlation, covariance, internal_variance) -> float:
     used = np.flatnonzero(repeats > 0)
     if not len(used):
         return 0.0
-    block = covariance[np.ix_(used, used)] + np.diag(internal_variance[used] / repeats[used])
     b = correlation[used]
-    return float(b @ np.linalg.pinv(block, hermitian=True) @ b)
+    return float(b @ np.linalg.pinv(_block(used, repeats, covariance, internal_variance), hermitian=True) @ b)
+
+
+def _block(used, repeats, covariance, internal_variance) -> np.ndarray:
+    """M_r = sub_r(Σ̂ + Diag(v̂/r)) on the attributes ``used`` (those with r > 0)."""
+    return covariance[np.ix_(used, used)] + np.diag(internal_variance[used] / repeats[used])

@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from .._errors import InputError, InputTypeError, NotFittedError, ParameterError
 from .._progress import progress_bar
 from .._validation import check_choice
-from .estimates import Moments, estimate_moments, full_objective, scoring_objective
+from .estimates import Moments, _block, estimate_moments, full_objective, scoring_objective
 from .judgments import Judgments, _listing
 from .selection import GreedyPath, forward_selection, greedy_full, greedy_scoring
 
@@ -217,9 +217,9 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         """
         self.algorithm_ = self._check_parameters()
         judgments = _as_judgments(judgments)
-        check_labels(y, judgments.objects)  # every judged object needs a label, before anything is dropped
+        labels = check_labels(y, judgments.objects)  # every judged object needs a label, before anything is dropped
         judgments, report = judgments.complete(self.min_judgments, drop_incomplete=self.drop_incomplete)
-        labels = check_labels(y, judgments.objects)
+        labels = labels.reindex(judgments.objects)
         attributes = judgments.attributes
         costs = _check_costs(self.costs, attributes)
         cheapest = float(costs.min())
@@ -356,8 +356,7 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
                 terms = moments.external_variance()[used] + moments.internal_variance[used] / repeats[used]
                 weights[used] = np.where(terms > 0, moments.correlation[used] / np.where(terms > 0, terms, 1.0), 0.0)
             else:
-                sigma = moments.external_covariance(self.ridge)
-                block = sigma[np.ix_(used, used)] + np.diag(moments.internal_variance[used] / repeats[used])
+                block = _block(used, repeats, moments.external_covariance(self.ridge), moments.internal_variance)
                 weights[used] = np.linalg.pinv(block, hermitian=True) @ moments.correlation[used]
         self.coef_ = pd.Series(weights, index=self.attributes_, name="coefficient")
         self.intercept_ = float(moments.label_mean - weights @ moments.feature_means)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .estimates import _full_value, _scoring_terms
+from .estimates import _block, _full_value, _scoring_terms
 
 __all__ = ["GreedyPath", "forward_selection", "greedy_full", "greedy_scoring"]
 
@@ -178,8 +178,7 @@ def _full_gains(repeats, objective, correlation, covariance, diagonal, internal_
             denominator = diagonal + internal_variance
             gains[:] = np.where(denominator > 0, correlation**2 / denominator, 0.0)
         return gains
-    block = covariance[np.ix_(used, used)] + np.diag(internal_variance[used] / repeats[used])
-    values, vectors = np.linalg.eigh(block)
+    values, vectors = np.linalg.eigh(_block(used, repeats, covariance, internal_variance))
     scale = max(float(np.abs(values).max()), np.finfo(float).tiny)
     regular = values.min() > _RELATIVE_TOLERANCE * scale
     b = correlation[used]
