@@ -241,9 +241,43 @@ def _mean_moments(means: np.ndarray, covariance: np.ndarray, binary: np.ndarray)
     return moments, np.maximum(internal_binary, 0.0)
 
 
+# -- what both crowds offer -----------------------------------------------------------------------
+class _Crowd:
+    """Objects, attributes and the explained label variance, from ``labels``, ``object_means`` and ``true_loss``."""
+
+    @property
+    def objects(self) -> pd.Index:
+        """The object names, in the order of the labels."""
+        return self.labels.index
+
+    @property
+    def attributes(self) -> pd.Index:
+        """The attribute names."""
+        return self.object_means.columns
+
+    @property
+    def n_objects(self) -> int:
+        return len(self.labels)
+
+    @property
+    def n_attributes(self) -> int:
+        return len(self.attributes)
+
+    def projected_gain(self, repeats) -> float:
+        """``Var(y) − ℓ(r)``: the label variance the judgments explain (seed 002, Eq. 1's left side).
+
+        Examples
+        --------
+        >>> crowd = simulate_crowd(5, 3, random_state=0)
+        >>> crowd.projected_gain(0)
+        0.0
+        """
+        return self.label_variance - self.true_loss(repeats)
+
+
 # -- simulated crowd ------------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False, repr=False)
-class SimulatedCrowd:
+class SimulatedCrowd(_Crowd):
     """Judged objects of a simulated crowd, with their labels and the population behind them.
 
     Attributes
@@ -293,24 +327,6 @@ class SimulatedCrowd:
     binary: pd.Series
     means: pd.Series
     judgment_counts: pd.Series
-
-    @property
-    def objects(self) -> pd.Index:
-        """The object names, in the order they were drawn."""
-        return self.labels.index
-
-    @property
-    def attributes(self) -> pd.Index:
-        """The attribute names ``"a0", "a1", ...``."""
-        return self.coefficients.index
-
-    @property
-    def n_objects(self) -> int:
-        return len(self.labels)
-
-    @property
-    def n_attributes(self) -> int:
-        return len(self.coefficients)
 
     @property
     def label_variance(self) -> float:
@@ -432,17 +448,6 @@ class SimulatedCrowd:
         return _population_loss(
             covariance, cross, self.label_variance, self.internal_variance.to_numpy(), counts.astype(np.float64)
         )
-
-    def projected_gain(self, repeats) -> float:
-        """``Var(y) − ℓ(r)``: the label variance the judgments explain (seed 002, Eq. 1's left side).
-
-        Examples
-        --------
-        >>> crowd = simulate_crowd(5, 3, random_state=0)
-        >>> crowd.projected_gain(0)
-        0.0
-        """
-        return self.label_variance - self.true_loss(repeats)
 
     def _judge(self, object_means, positions, names, counts, rng) -> pd.DataFrame:
         rows, codes = _judgment_layout(positions, counts)
@@ -688,7 +693,7 @@ def simulate_crowd(
 
 # -- grouped features -----------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False, repr=False)
-class GroupedFeatureCrowd:
+class GroupedFeatureCrowd(_Crowd):
     """Objects whose noisy features are groups of columns of a data matrix.
 
     A judgment of feature ``g`` of object ``i`` is ``X[i, j]`` for a column
@@ -716,24 +721,6 @@ class GroupedFeatureCrowd:
     labels: pd.Series
     object_means: pd.DataFrame
     internal_variance: pd.Series
-
-    @property
-    def objects(self) -> pd.Index:
-        """The object names ``"o0", "o1", ...``, in the rows' order."""
-        return self.labels.index
-
-    @property
-    def attributes(self) -> pd.Index:
-        """The attribute names."""
-        return self.object_means.columns
-
-    @property
-    def n_objects(self) -> int:
-        return len(self.labels)
-
-    @property
-    def n_attributes(self) -> int:
-        return len(self.groups)
 
     @property
     def mean_covariance(self) -> pd.DataFrame:
@@ -804,17 +791,13 @@ class GroupedFeatureCrowd:
         """
         counts = _counts(repeats, self.attributes, "repeats", minimum=0, missing_is_zero=True)
         means = self.object_means.to_numpy()
-        centred = means - means.mean(axis=0)
         labels = self.labels.to_numpy()
-        cross = centred.T @ (labels - labels.mean()) / len(labels)
-        covariance = centred.T @ centred / len(labels)
+        cross = (means - means.mean(axis=0)).T @ (labels - labels.mean()) / len(labels)
         return _population_loss(
-            covariance, cross, self.label_variance, self.internal_variance.to_numpy(), counts.astype(np.float64)
+            self.mean_covariance.to_numpy(), cross, self.label_variance, self.internal_variance.to_numpy(),
+            counts.astype(np.float64),
         )
 
-    def projected_gain(self, repeats) -> float:
-        """``Var(y) − ℓ(r)`` over these objects."""
-        return self.label_variance - self.true_loss(repeats)
 
 
 def grouped_feature_crowd(X, y, *, group_size: int = 8, feature_names=None) -> GroupedFeatureCrowd:
