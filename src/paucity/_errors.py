@@ -7,6 +7,8 @@ and of the built-in class a Python user expects (``ValueError`` or
 
 from __future__ import annotations
 
+from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
+
 __all__ = [
     "PaucityError",
     "InputError",
@@ -43,8 +45,13 @@ class ReaderError(PaucityError, ValueError):
     """A file could not be read as the format it claims to be."""
 
 
-class NotFittedError(PaucityError, ValueError, AttributeError):
-    """An estimator was used before ``fit``."""
+class NotFittedError(PaucityError, _SklearnNotFittedError):
+    """An estimator was used before ``fit``.
+
+    A subclass of scikit-learn's ``NotFittedError`` (itself a ``ValueError``
+    and an ``AttributeError``), so ``except sklearn.exceptions.NotFittedError``
+    and ``except paucity.NotFittedError`` both catch it.
+    """
 
 
 class PaucityWarning(UserWarning):

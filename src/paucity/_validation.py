@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ._errors import InputError, InputTypeError, ParameterError, PaucityWarning, ShapeMismatchError
+from ._errors import InputError, InputTypeError, NotFittedError, ParameterError, PaucityWarning, ShapeMismatchError
 
 __all__ = [
     "check_matrix",
@@ -23,6 +23,16 @@ __all__ = [
     "check_positive_int",
     "check_choice",
     "check_random_state",
+    "check_is_fitted",
+    "check_parameter",
+    "validate_params",
+    "Interval",
+    "Options",
+    "Instance",
+    "BOOLEAN",
+    "RANDOM_STATE",
+    "N_JOBS",
+    "CALLABLE",
     "is_dask_array",
 ]
 
@@ -246,12 +256,204 @@ def check_choice(value, choices, name: str):
     return key
 
 
-def check_random_state(random_state) -> np.random.Generator:
-    """A numpy Generator from an int, a Generator, a RandomState or None."""
+def check_random_state(random_state, name: str = "random_state") -> np.random.Generator:
+    """A numpy Generator from a non-negative int, a Generator, a RandomState or None."""
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(0, 2**31 - 1))
-    if random_state is None or isinstance(random_state, numbers.Integral):
-        return np.random.default_rng(random_state)
-    raise ParameterError(f"random_state must be an int, a numpy Generator or None, got {random_state!r}.")
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ParameterError(
+                f"{name} must be a non-negative integer seed, a numpy Generator or None, got {int(random_state)}. "
+                "Pass a seed such as 0."
+            )
+        return np.random.default_rng(int(random_state))
+    raise ParameterError(f"{name} must be a non-negative integer seed, a numpy Generator or None, got {random_state!r}.")
+
+
+def check_is_fitted(estimator, attribute: str) -> None:
+    """Raise :class:`~paucity._errors.NotFittedError` unless ``estimator`` has ``attribute``.
+
+    The error is also scikit-learn's ``NotFittedError``, so either ``except``
+    clause catches it.
+    """
+    if not hasattr(estimator, attribute):
+        name = type(estimator).__name__
+        raise NotFittedError(
+            f"This {name} is not fitted yet; call fit first (then {name}.{attribute.rstrip('_')}_ exists)."
+        )
+
+
+# --- parameters declared once ------------------------------------------------------------------------------------
+
+
+class Interval:
+    """Numbers of one kind (``numbers.Integral`` or ``numbers.Real``) between two bounds.
+
+    ``left``/``right`` may be None (unbounded); ``closed`` is ``"both"``,
+    ``"left"``, ``"right"`` or ``"neither"``. Reals must be finite. Booleans
+    are never numbers here.
+
+    Examples
+    --------
+    >>> Interval(numbers.Integral, 1, None).describe()
+    'an integer >= 1'
+    >>> Interval(numbers.Real, 0, 1, closed="left").describe()
+    'a number in [0, 1)'
+    """
+
+    def __init__(self, kind, left, right, *, closed: str = "both"):
+        if closed not in ("both", "left", "right", "neither"):
+            raise ValueError(f"closed must be both, left, right or neither, got {closed!r}")
+        self.kind, self.left, self.right, self.closed = kind, left, right, closed
+
+    def accepts(self, value) -> bool:
+        if isinstance(value, bool) or not isinstance(value, self.kind):
+            return False
+        if isinstance(value, numbers.Real) and not np.isfinite(float(value)):
+            return False
+        left_ok = self.left is None or (value >= self.left if self.closed in ("both", "left") else value > self.left)
+        right_ok = self.right is None or (value <= self.right if self.closed in ("both", "right") else value < self.right)
+        return bool(left_ok and right_ok)
+
+    def describe(self) -> str:
+        noun = "an integer" if self.kind is numbers.Integral else "a number"
+        if self.left is not None and self.right is not None:
+            lo = "[" if self.closed in ("both", "left") else "("
+            hi = "]" if self.closed in ("both", "right") else ")"
+            return f"{noun} in {lo}{self.left}, {self.right}{hi}"
+        if self.left is not None:
+            return f"{noun} {'>=' if self.closed in ('both', 'left') else '>'} {self.left}"
+        if self.right is not None:
+            return f"{noun} {'<=' if self.closed in ('both', 'right') else '<'} {self.right}"
+        return f"{'a finite number' if noun == 'a number' else noun}"
+
+
+class Options:
+    """One of a few strings, compared in lower case.
+
+    Examples
+    --------
+    >>> Options("cife", "jmi").describe()
+    "one of 'cife', 'jmi'"
+    """
+
+    def __init__(self, *choices: str):
+        self.choices = tuple(choices)
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, str) and value.lower() in self.choices
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(repr(c) for c in self.choices)
+
+
+class Instance:
+    """An instance of one of the given classes (a Divergence, a DataFrame...)."""
+
+    def __init__(self, *types, description: str | None = None):
+        self.types, self.description = types, description
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, self.types) and not (isinstance(value, bool) and bool not in self.types)
+
+    def describe(self) -> str:
+        return self.description or "an instance of " + " or ".join(t.__name__ for t in self.types)
+
+
+class _Named:
+    def __init__(self, description, test):
+        self.description, self.test = description, test
+
+    def accepts(self, value) -> bool:
+        return self.test(value)
+
+    def describe(self) -> str:
+        return self.description
+
+
+def _is_random_state(value) -> bool:
+    if value is None or isinstance(value, (np.random.Generator, np.random.RandomState)):
+        return True
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 0
+
+
+#: True or False (numpy booleans too).
+BOOLEAN = _Named("True or False", lambda value: isinstance(value, (bool, np.bool_)))
+#: A seed for :func:`check_random_state`.
+RANDOM_STATE = _Named("a non-negative integer seed, a numpy Generator or None", _is_random_state)
+#: A thread count for :func:`paucity._parallel.kernel_threads`.
+N_JOBS = _Named(
+    "a positive integer, -1 (every core) or None",
+    lambda value: value is None
+    or (isinstance(value, numbers.Integral) and not isinstance(value, bool) and (value >= 1 or value == -1)),
+)
+#: A callable (a function or an object with ``__call__``).
+CALLABLE = _Named("a callable", callable)
+
+
+def _accepts(constraint, value) -> bool:
+    if constraint is None:
+        return value is None
+    return constraint.accepts(value)
+
+
+def _describe(constraint) -> str:
+    return "None" if constraint is None else constraint.describe()
+
+
+def check_parameter(value, name: str, constraints, *, owner: str | None = None):
+    """Check one value against a list of constraints (any one may hold); return it.
+
+    Strings accepted by :class:`Options` come back in lower case.
+
+    Parameters
+    ----------
+    value
+        The value given.
+    name : str
+        The parameter's name, used in the message.
+    constraints : list
+        :class:`Interval`, :class:`Options`, :class:`Instance`, ``BOOLEAN``,
+        ``RANDOM_STATE``, ``N_JOBS``, ``CALLABLE`` or ``None`` (the value None).
+    owner : str, optional
+        The estimator or function the parameter belongs to, named in the message.
+
+    Examples
+    --------
+    >>> check_parameter("CIFE", "method", [Options("cife", "jmi")])
+    'cife'
+    >>> check_parameter(0, "n_features", [Interval(numbers.Integral, 1, None), None], owner="PDA")
+    Traceback (most recent call last):
+    ...
+    paucity._errors.ParameterError: PDA: n_features must be an integer >= 1 or None, got 0.
+    """
+    if not isinstance(constraints, (list, tuple)):
+        constraints = [constraints]
+    for constraint in constraints:
+        if _accepts(constraint, value):
+            if isinstance(constraint, Options):
+                return value.lower()
+            return value
+    expected = " or ".join(_describe(c) for c in constraints)
+    prefix = f"{owner}: " if owner else ""
+    raise ParameterError(f"{prefix}{name} must be {expected}, got {value!r}.")
+
+
+def validate_params(estimator) -> dict:
+    """Check every parameter of ``estimator`` against its class's ``_parameter_constraints``.
+
+    Call it once at the top of ``fit``. Parameters without a declared
+    constraint are not checked. Returns the parameters, strings accepted by
+    :class:`Options` in lower case.
+    """
+    constraints = getattr(type(estimator), "_parameter_constraints", {})
+    params = estimator.get_params(deep=False)
+    owner = type(estimator).__name__
+    return {
+        name: check_parameter(value, name, constraints[name], owner=owner) if name in constraints else value
+        for name, value in params.items()
+    }
