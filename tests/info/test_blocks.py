@@ -39,7 +39,7 @@ def blocked_matrix(draw):
 
 
 @settings(max_examples=80, deadline=None)
-@given(blocked_matrix(), st.integers(1, 6))
+@given(blocked_matrix(), st.integers(2, 6))
 def test_block_bins_equal_in_memory_bins(problem, n_bins):
     X, cuts, _ = problem
     parts = split(X, cuts)
@@ -81,3 +81,24 @@ def test_block_pair_counts_sum_to_the_whole(problem):
             _kernels.pair_entropies(pairs[None, :], completed, count_s, np.arange(m), m, 5, 3, whole.xlogx, n, out)
             np.testing.assert_array_equal(out[:, 0], expected[0])
             np.testing.assert_array_equal(out[:, 1], expected[1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(blocked_matrix(), st.integers(2, 6))
+def test_bins_present_over_blocks_find_the_constant_features(problem, n_bins):
+    X, cuts, rng = problem
+    X = X.toarray()
+    X[:, rng.random(X.shape[1]) < 0.3] = 0.0  # some all-zero columns
+    X[:, rng.random(X.shape[1]) < 0.3] = 2.5  # some constant non-zero ones
+    X = sp.csr_matrix(X)
+    parts = split(X, cuts)
+    merged = blocks.merge_value_counts([blocks.value_counts(p) for p in parts])
+    edges, n_edges = blocks.edges_from_counts(merged, n_bins)
+    binned = [blocks.bin_block(p, edges, n_edges, n_bins) for p in parts]
+    present = np.logical_or.reduce([blocks.bins_present(b, X.shape[1], n_bins) for b in binned])
+    whole = discretize(X, n_bins).toarray()
+    for j in range(X.shape[1]):
+        assert present[j].tolist() == [bool((whole[:, j] == b).any()) for b in range(n_bins)]
+    expected = np.array([len(np.unique(whole[:, j])) == 1 for j in range(X.shape[1])])
+    np.testing.assert_array_equal(present.sum(axis=1) <= 1, expected)
+    np.testing.assert_array_equal(BinnedMatrix.from_binned(discretize(X, n_bins)).constant_features(), expected)

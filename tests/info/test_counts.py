@@ -71,3 +71,17 @@ def test_one_class_gives_zero_information(n):
     X = np.arange(n, dtype=np.uint8)[:, None] % 3
     binned = BinnedMatrix.from_binned(X)
     assert candidate_interactions(binned, [np.zeros(n, dtype=np.int64)], [1], np.arange(1))[0] == pytest.approx(0.0, abs=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(binned_problem())
+def test_constant_features_are_the_columns_of_one_value(problem):
+    X, *_ = problem
+    expected = [len(np.unique(X[:, j])) == 1 for j in range(X.shape[1])]
+    for matrix in (X, sp.csc_matrix(X)):
+        assert BinnedMatrix.from_binned(matrix).constant_features().tolist() == expected
+
+
+def test_constant_features_stored_in_every_row():
+    X = np.array([[3, 1, 0], [3, 2, 0], [3, 1, 1]], dtype=np.uint8)  # a constant 3, stored everywhere
+    assert BinnedMatrix.from_binned(X).constant_features().tolist() == [True, False, False]

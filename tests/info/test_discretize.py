@@ -28,7 +28,7 @@ def sparse_counts(draw):
 
 
 @settings(max_examples=150, deadline=None)
-@given(sparse_counts(), st.integers(1, 7))
+@given(sparse_counts(), st.integers(2, 7))
 def test_sparse_and_dense_match_reference(X, n_bins):
     expected = reference.discretize(X, n_bins)
     dense = discretize(X, n_bins=n_bins)
@@ -91,10 +91,15 @@ def test_bad_input(X, message):
         discretize(X)
 
 
-@pytest.mark.parametrize("n_bins", [0, 256, 2.5, "5"])
+@pytest.mark.parametrize("n_bins", [0, 256, 2.5, "5", True, None])
 def test_bad_n_bins(n_bins):
-    with pytest.raises(ParameterError, match="n_bins"):
+    with pytest.raises(ParameterError, match=r"discretize: n_bins must be an integer in \[2, 255\]"):
         discretize(np.ones((3, 3)), n_bins=n_bins)
+
+
+def test_one_bin_is_refused_because_it_carries_no_information():
+    with pytest.raises(ParameterError, match=r"a single bin puts every value together and carries no information.*got 1\."):
+        discretize(np.arange(6.0).reshape(3, 2), n_bins=1)
 
 
 @settings(max_examples=100, deadline=None)

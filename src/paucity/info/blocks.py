@@ -26,6 +26,7 @@ __all__ = [
     "reference_counts",
     "pair_counts",
     "feature_bins",
+    "bins_present",
 ]
 
 
@@ -166,3 +167,15 @@ def pair_counts(block: BinnedBlock, feature: int, labels: np.ndarray, n_features
     pairs = np.zeros((1, (n_bins - 1) * n_codes * n_features * n_bins), dtype=np.int64)
     _kernels.pair_tables(block.indptr, block.cells, rows, row_bins, row_codes, n_features * n_bins, n_codes, pairs)
     return pairs[0], count_s
+
+
+def bins_present(block: BinnedBlock, n_features: int, n_bins: int) -> np.ndarray:
+    """Which bins occur in each column over the block's rows: a boolean array (n_features, n_bins).
+
+    Bin 0, never stored, occurs in a column when some row of the block stores
+    no bin for it. The union over blocks (logical or) is the whole matrix's.
+    """
+    present = np.bincount(block.cells.astype(np.int64), minlength=n_features * n_bins).reshape(n_features, n_bins) > 0
+    n_stored = np.bincount(block.cells.astype(np.int64) // n_bins, minlength=n_features)
+    present[:, 0] = n_stored < block.n_rows
+    return present

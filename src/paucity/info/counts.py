@@ -74,6 +74,20 @@ class BinnedMatrix:
         out[self.indices[start:stop]] = self.data[start:stop]
         return out
 
+    def constant_features(self) -> np.ndarray:
+        """Whether each column holds one bin in every row (a boolean mask of length n_features).
+
+        Such a feature has zero entropy and carries no information about
+        anything. Reads the row pointers, and the stored bins of columns
+        stored in every row only.
+        """
+        stored = np.diff(self.indptr)
+        constant = stored == 0
+        for j in np.flatnonzero(stored == self.n_samples):  # no row in bin 0: one bin if all stored bins agree
+            values = self.data[self.indptr[j] : self.indptr[j + 1]]
+            constant[j] = bool((values == values[0]).all())
+        return constant
+
     def with_labels(self, labels: np.ndarray, n_classes: int) -> np.ndarray | None:
         """Each stored bin paired with its row's label, ``bin * n_classes + label`` (uint16).
 

@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_matrix, check_positive_int
+from .._validation import Interval, check_matrix, check_parameter
 from . import _kernels
 
-__all__ = ["discretize"]
+__all__ = ["discretize", "N_BINS"]
+
+
+class _BinCount(Interval):
+    """A number of bins: at least 2 (one bin puts every value together), at most 255 (a byte)."""
+
+    def describe(self) -> str:
+        return (
+            "an integer in [2, 255] (a single bin puts every value together and carries no information; "
+            "a bin index is one byte)"
+        )
+
+
+#: The constraint on ``n_bins`` wherever data is binned.
+N_BINS = _BinCount(numbers.Integral, 2, 255)
 
 
 def discretize(X, n_bins: int = 5):
@@ -19,7 +35,8 @@ def discretize(X, n_bins: int = 5):
     X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
         Non-negative counts or expression. Sparse input stays sparse.
     n_bins : int, default=5
-        Number of bins per feature (at most 255).
+        Number of bins per feature, from 2 to 255 (one bin would carry no
+        information).
 
     Returns
     -------
@@ -49,7 +66,7 @@ def discretize(X, n_bins: int = 5):
     >>> discretize(np.array([[0.0], [0.0], [1.0], [2.0], [3.0], [4.0]]), n_bins=3).ravel()
     array([0, 0, 1, 1, 2, 2], dtype=uint8)
     """
-    n_bins = check_positive_int(n_bins, "n_bins", maximum=255, maximum_name="the largest bin count a uint8 holds")
+    n_bins = check_parameter(n_bins, "n_bins", [N_BINS], owner="discretize")
     X = check_matrix(X, name="X", nonnegative=True, sparse_format="csc")
     return discretize_validated(X, n_bins)
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._errors import InputError, ParameterError
+from .._validation import check_parameter
 from . import _kernels, blocks
 from .counts import candidate_interactions
+from .discretize import N_BINS
 
 __all__ = ["DistributedBins"]
 
@@ -22,6 +24,13 @@ def _sum(*parts):
     total = parts[0].copy()
     for part in parts[1:]:
         total += part
+    return total
+
+
+def _any(*parts):
+    total = parts[0].copy()
+    for part in parts[1:]:
+        total |= part
     return total
 
 
@@ -38,7 +47,7 @@ class DistributedBins:
         Chunks of rows, dense or scipy sparse (CSR) blocks; column chunks are
         merged. Non-negative values.
     n_bins : int or None
-        Bins per feature; None when X already holds bins (integers < 256).
+        Bins per feature (2 to 255); None when X already holds bins (integers < 256).
 
     Notes
     -----
@@ -52,6 +61,7 @@ class DistributedBins:
     def __init__(self, X, n_bins: int | None):
         import dask
 
+        n_bins = check_parameter(n_bins, "n_bins", [N_BINS, None], owner="DistributedBins")
         if X.ndim != 2:
             raise InputError(f"X must be 2-dimensional, got {X.ndim} dimensions.")
         if len(X.chunks[1]) > 1:
@@ -87,6 +97,14 @@ class DistributedBins:
 
         parts = dask.compute(*[dask.delayed(blocks.feature_bins)(b, int(feature), self.n_bins) for b in self._blocks])
         return np.concatenate(parts)
+
+    def constant_features(self) -> np.ndarray:
+        """Whether each feature holds one bin in every row (as :meth:`paucity.info.BinnedMatrix.constant_features`)."""
+        import dask
+
+        parts = [dask.delayed(blocks.bins_present)(b, self.n_features, self.n_bins) for b in self._blocks]
+        (present,) = dask.compute(dask.delayed(_any)(*parts))
+        return present.sum(axis=1) <= 1
 
     def with_labels(self, labels, n_classes):
         return None
