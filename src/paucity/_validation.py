@@ -46,7 +46,15 @@ def _values_of(X):
     return X.data if sp.issparse(X) else X
 
 
-def check_matrix(X, *, name: str = "X", nonnegative: bool = True, sparse_format: str | None = "csc", dtype=None):
+def check_matrix(
+    X,
+    *,
+    name: str = "X",
+    nonnegative: bool = True,
+    sparse_format: str | None = "csc",
+    dtype=None,
+    min_samples: int = 1,
+):
     """Validate a 2-D numeric matrix, dense or scipy sparse.
 
     Parameters
@@ -62,6 +70,8 @@ def check_matrix(X, *, name: str = "X", nonnegative: bool = True, sparse_format:
     dtype : numpy dtype, optional
         Dtype to convert to; by default floating inputs keep their dtype and
         integer inputs keep theirs.
+    min_samples : int, default 1
+        Fewest rows accepted (0 accepts an empty matrix with columns).
 
     Returns
     -------
@@ -105,7 +115,8 @@ def check_matrix(X, *, name: str = "X", nonnegative: bool = True, sparse_format:
         if X.ndim != 2:
             raise InputError(
                 f"{name} must be a 2-dimensional matrix (samples x features), got {X.ndim} dimension(s). "
-                "Reshape a single feature with X.reshape(-1, 1)."
+                f"Reshape your data: a single feature with {name}.reshape(-1, 1), a single sample with "
+                f"{name}.reshape(1, -1)."
             )
         if dtype is None and X.dtype.kind == "f":
             X = np.ascontiguousarray(X)
@@ -116,8 +127,15 @@ def check_matrix(X, *, name: str = "X", nonnegative: bool = True, sparse_format:
     if sp.issparse(X) and X.dtype.kind not in "biuf":
         raise InputTypeError(f"{name} must hold numbers, got dtype {X.dtype}.")
     n_samples, n_features = X.shape
-    if n_samples == 0:
-        raise InputError(f"{name} is empty: 0 sample(s) (shape={X.shape}) while a minimum of 1 is required.")
+    if n_samples < min_samples:
+        if n_samples == 0:
+            raise InputError(
+                f"{name} is empty: 0 sample(s) (shape={X.shape}) while a minimum of {min_samples} is required."
+            )
+        raise InputError(
+            f"{name} has {n_samples} sample(s) (shape={X.shape}) while a minimum of {min_samples} is required; "
+            "collect more samples."
+        )
     if n_features == 0:
         raise InputError(f"{name} is empty: 0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
     values = _values_of(X)

@@ -31,13 +31,14 @@ def test_lambda_grid_starts_at_the_largest_off_diagonal_scatter():
 
 def test_cv_over_cardinalities_prefers_the_features_that_differ():
     X, Y = two_feature_change()
-    model = PDACV(ks=[1, 2, 8], random_state=0, n_splits=2).fit(X, Y)
-    assert model.k_ in (1, 2)
+    model = PDACV(n_features=[1, 2, 8], random_state=0, n_splits=2).fit(X, Y)
+    assert model.n_features_ in (1, 2)
     assert set(model.selected_.tolist()) <= {0, 1}
     assert model.lam_ is None
     results = model.cv_results_
-    assert results.columns.tolist() == ["k", "n_selected", "heldout_divergence", "heldout_divergence_std"]
-    assert results["heldout_divergence"].iloc[results["k"].tolist().index(model.k_)] == results["heldout_divergence"].max()
+    assert results.columns.tolist() == ["n_features", "n_selected", "heldout_divergence", "heldout_divergence_std"]
+    best = results["n_features"].tolist().index(model.n_features_)
+    assert results["heldout_divergence"].iloc[best] == results["heldout_divergence"].max()
     np.testing.assert_allclose(model.transform(X)[:, 0], X @ model.beta_)
 
 
@@ -54,15 +55,19 @@ def test_cv_over_the_default_lambda_grid_refits_on_all_samples():
 def test_cv_errors():
     X, Y = two_feature_change()
     with pytest.raises(ParameterError, match="not both"):
-        PDACV(lams=[0.1], ks=[1]).fit(X, Y)
-    with pytest.raises(ParameterError, match="ks must be integers between 1 and"):
-        PDACV(ks=[0, 3]).fit(X, Y)
+        PDACV(lams=[0.1], n_features=[1]).fit(X, Y)
+    with pytest.raises(ParameterError, match=r"n_features must be integers between 1 and the number of features of X \(8\)"):
+        PDACV(n_features=[0, 3]).fit(X, Y)
     with pytest.raises(ParameterError, match="lams must be non-negative"):
         PDACV(lams=[-1.0]).fit(X, Y)
-    with pytest.raises(ParameterError, match="test_size"):
-        PDACV(ks=[1], test_size=1.5).fit(X, Y)
+    with pytest.raises(ParameterError, match=r"PDACV: test_size must be a number in \(0, 1\)"):
+        PDACV(n_features=[1], test_size=1.5).fit(X, Y)
+    with pytest.raises(ParameterError, match="PDACV: random_state must be a non-negative integer seed"):
+        PDACV(n_features=[1], random_state=-1).fit(X, Y)
+    with pytest.raises(ParameterError, match="PDACV: n_lams must be an integer >= 1"):
+        PDACV(n_lams=0).fit(X, Y)
     with pytest.raises(ParameterError, match="fewer than 2 samples"):
-        PDACV(ks=[1]).fit(X[:3], Y[:3])
+        PDACV(n_features=[1]).fit(X[:3], Y[:3])
     with pytest.raises(NotFittedError):
         PDACV().transform(X)
 
@@ -131,11 +136,31 @@ def test_compare_errors():
 
 def test_tolerance_prefers_the_sparsest_candidate_close_to_the_best():
     X, Y = two_feature_change(seed=1)
-    strict = PDACV(ks=[1, 2, 8], random_state=0).fit(X, Y)
-    loose = PDACV(ks=[1, 2, 8], random_state=0, tolerance=0.9).fit(X, Y)
+    strict = PDACV(n_features=[1, 2, 8], random_state=0).fit(X, Y)
+    loose = PDACV(n_features=[1, 2, 8], random_state=0, tolerance=0.9).fit(X, Y)
     results = loose.cv_results_
     close = results[results["heldout_divergence"] >= 0.1 * results["heldout_divergence"].max()]
-    assert loose.k_ == close.sort_values("n_selected")["k"].iloc[0]
-    assert strict.k_ == results["k"].iloc[int(results["heldout_divergence"].argmax())]
+    assert loose.n_features_ == close.sort_values("n_selected")["n_features"].iloc[0]
+    assert strict.n_features_ == results["n_features"].iloc[int(results["heldout_divergence"].argmax())]
     with pytest.raises(ParameterError, match="tolerance"):
-        PDACV(ks=[1], tolerance=1.0).fit(X, Y)
+        PDACV(n_features=[1], tolerance=1.0).fit(X, Y)
+
+
+def test_ks_and_k_are_the_deprecated_names_of_n_features_and_n_features_():
+    X, Y = two_feature_change()
+    with pytest.warns(FutureWarning, match=r"PDACV\(ks=...\) is deprecated.*use n_features="):
+        old = PDACV(ks=[1, 2], random_state=0, max_iter=60).fit(X, Y)
+    new = PDACV(n_features=[1, 2], random_state=0, max_iter=60).fit(X, Y)
+    np.testing.assert_array_equal(old.beta_, new.beta_)
+    with pytest.warns(FutureWarning, match=r"PDACV.k_ is deprecated.*use n_features_"):
+        assert old.k_ == new.n_features_
+
+
+def test_cv_fits_one_matrix_and_two_valued_labels():
+    X, Y = two_feature_change()
+    pooled, labels = np.vstack([X, Y]), np.repeat(["x", "y"], [len(X), len(Y)])
+    by_labels = PDACV(n_features=[1, 2], random_state=0, max_iter=60).fit(pooled, labels)
+    by_samples = PDACV(n_features=[1, 2], random_state=0, max_iter=60).fit(X, Y)
+    np.testing.assert_array_equal(by_labels.beta_, by_samples.beta_)
+    assert by_labels.classes_.tolist() == ["x", "y"]
+    assert by_labels.selected_names_.tolist() == [f"x{j}" for j in by_labels.selected_]

@@ -167,6 +167,41 @@ def test_an_infinite_statistic_is_kept_and_nan_refused():
         permutation_test(X, Y, nan_when_moved, n_permutations=9, random_state=0)
 
 
+def test_the_permutations_are_drawn_in_blocks_from_one_stream():
+    from paucity.differences import permutation as module
+
+    X, Y = samples(n=7, m=5)
+    drawn = np.concatenate(list(module._draw(np.random.default_rng(3), 12, 2500)))
+    rng = np.random.default_rng(3)
+    np.testing.assert_array_equal(drawn, np.array([rng.permutation(12) for _ in range(2500)]))
+    sizes = [len(block) for block in module._draw(np.random.default_rng(3), 12, 2500)]
+    assert sizes == [1024, 1024, 452]
+    # long rows: fewer permutations per block, so a block holds at most 2**24 indices
+    assert len(next(module._draw(np.random.default_rng(0), 1 << 20, 100))) == 16
+
+
+def test_many_permutations_need_no_matrix_of_them_all(monkeypatch):
+    from paucity.differences import permutation as module
+
+    monkeypatch.setattr(module, "_BLOCK", 7)  # the same stream, in blocks of 7
+    X, Y = samples(shift=0.4)
+    small_blocks = permutation_test(X, Y, mean_gap, n_permutations=40, random_state=5)
+    monkeypatch.undo()
+    assert_same(small_blocks, permutation_test(X, Y, mean_gap, n_permutations=40, random_state=5))
+    monkeypatch.setattr(module, "_BLOCK", 7)
+    assert_same(small_blocks, permutation_test(X, Y, mean_gap, n_permutations=40, random_state=5, n_jobs=2))
+
+
+def test_the_null_distribution_is_pinned_for_a_seed():
+    # the permutations of seed 0 are numpy's rng.permutation(n + m) drawn one after the other
+    X, Y = samples(n=4, m=3, d=1)
+    result = permutation_test(X, Y, mean_gap, n_permutations=3, random_state=0)
+    pooled = np.vstack([X, Y])
+    rng = np.random.default_rng(0)
+    expected = [mean_gap(pooled[index[:4]], pooled[index[4:]]) for index in (rng.permutation(7) for _ in range(3))]
+    np.testing.assert_array_equal(result.null_distribution, expected)
+
+
 # -- estimators ------------------------------------------------------------------------------------
 def test_an_estimator_is_cloned_and_left_unfitted():
     X, Y = samples(shift=1.0)
@@ -297,11 +332,15 @@ def test_dask_without_a_client_is_a_parameter_error():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"n_permutations": 0}, "n_permutations must be at least 1"),
-        ({"n_permutations": -3}, "n_permutations must be at least 1"),
+        ({"n_permutations": 0}, "permutation_test: n_permutations must be an integer >= 1, got 0"),
+        ({"n_permutations": -3}, "n_permutations must be an integer >= 1"),
         ({"n_permutations": 2.5}, "n_permutations must be an integer"),
         ({"n_permutations": True}, "n_permutations must be an integer"),
         ({"n_permutations": "100"}, "n_permutations must be an integer"),
+        ({"n_permutations": 1_000_001}, r"n_permutations=1000001 is more than 1,000,000: every permutation refits"),
+        ({"n_permutations": 10**20}, "is more than 1,000,000"),
+        ({"random_state": -1}, "permutation_test: random_state must be a non-negative integer seed"),
+        ({"progress": "yes"}, "progress must be True or False"),
         ({"n_jobs": 0}, "n_jobs must be"),
         ({"n_jobs": -2}, "n_jobs must be"),
         ({"n_jobs": 1.5}, "n_jobs must be"),

@@ -1,21 +1,27 @@
 """Validation of the two samples PDA compares, and of the data it projects.
 
 Every entry point of :mod:`paucity.differences` (the estimators, the
-permutation test, the AnnData adapter and the command) reads X and Y through
-:func:`check_samples`, so the messages are the same everywhere.
+permutation test, the analysis, the AnnData adapter and the command) reads X
+and Y through :func:`check_samples` (or :func:`check_fit_input`, which also
+takes one matrix and two-valued labels), so the messages are the same
+everywhere. The array checks themselves are :func:`paucity._validation.check_matrix`.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._errors import InputError, InputTypeError, ShapeMismatchError
+from .._errors import InputError, InputTypeError, PaucityWarning, ShapeMismatchError
+from .._validation import check_labels, check_matrix
 
-__all__ = ["Samples", "check_samples", "check_projection_input", "match_columns"]
+__all__ = ["Samples", "check_samples", "check_fit_input", "check_projection_input", "match_columns"]
 
 _MIN_SAMPLES = 2
+_NAMES_SHOWN = 5
 
 
 class Samples:
@@ -26,64 +32,53 @@ class Samples:
     X, Y : ndarray of shape (n, d) and (m, d)
     feature_names : ndarray of str or None
         The DataFrame column names when X (or Y) was a DataFrame.
+    varying : ndarray of bool of shape (d,)
+        The features that are not constant over X and Y together.
+    classes : ndarray or None
+        The two label values when the samples came from one matrix and labels
+        (rows of the first value are X).
     """
 
-    __slots__ = ("X", "Y", "feature_names")
+    __slots__ = ("X", "Y", "feature_names", "varying", "classes")
 
-    def __init__(self, X: np.ndarray, Y: np.ndarray, feature_names):
+    def __init__(self, X: np.ndarray, Y: np.ndarray, feature_names, varying=None, classes=None):
         self.X = X
         self.Y = Y
         self.feature_names = feature_names
+        self.varying = _varying(X, Y) if varying is None else varying
+        self.classes = classes
+
+    def names(self) -> np.ndarray:
+        """Every feature's name: the column names, or scikit-learn's default ``x0, x1, ...``."""
+        if self.feature_names is not None:
+            return self.feature_names
+        return np.asarray([f"x{j}" for j in range(self.X.shape[1])], dtype=object)
+
+
+def _varying(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    pooled_min = np.minimum(X.min(axis=0), Y.min(axis=0))
+    pooled_max = np.maximum(X.max(axis=0), Y.max(axis=0))
+    return pooled_max > pooled_min
+
+
+def _check_frame_columns(frame: pd.DataFrame, name: str) -> None:
+    text = [str(column) for column, dtype in frame.dtypes.items() if dtype.kind not in "biuf"]
+    if text:
+        raise InputTypeError(
+            f"{name} must hold numbers, but column(s) {', '.join(text[:_NAMES_SHOWN])} are not numeric; "
+            "convert or drop them."
+        )
 
 
 def _as_array(values, name: str, min_samples: int = _MIN_SAMPLES) -> np.ndarray:
-    if sp.issparse(values):
-        values = values.toarray()
-    elif isinstance(values, pd.DataFrame):
-        kinds = {dtype.kind for dtype in values.dtypes}
-        if not kinds <= set("biuf"):
-            text = [str(c) for c, dtype in values.dtypes.items() if dtype.kind not in "biuf"]
-            raise InputTypeError(
-                f"{name} must hold numbers, but column(s) {', '.join(text[:5])} are not numeric; "
-                "convert or drop them."
-            )
-        values = values.to_numpy(dtype=np.float64)
-    if isinstance(values, (str, bytes)) or np.isscalar(values):
-        raise InputTypeError(f"{name} must be a 2-D matrix (samples × features), got a single value {values!r}.")
-    try:
-        array = np.asarray(values)
-    except (TypeError, ValueError) as error:
-        raise InputTypeError(f"{name} could not be read as a numeric matrix: {error}") from None
-    if array.dtype.kind == "c":
-        raise InputTypeError(f"{name} must hold real numbers, got complex values (dtype {array.dtype}).")
-    if array.dtype.kind not in "biuf":
-        try:
-            array = array.astype(np.float64)
-        except (TypeError, ValueError):
-            raise InputTypeError(
-                f"{name} must hold numbers, got dtype {array.dtype}; convert text columns to numbers or drop them."
-            ) from None
-    if array.ndim != 2:
-        raise InputError(
-            f"{name} must be a 2-D matrix (samples in rows, features in columns), got shape {array.shape}; "
-            "reshape a single feature with .reshape(-1, 1)."
-        )
-    array = np.ascontiguousarray(array, dtype=np.float64)
-    if array.shape[0] < min_samples:
-        raise InputError(
-            f"{name} has {array.shape[0]} sample(s), but comparing two distributions needs at least "
-            f"{min_samples} on each side; collect more samples or merge groups."
-        )
-    if array.shape[1] == 0:
-        raise InputError(f"{name} has no features (shape {array.shape}); give at least one column.")
-    bad = ~np.isfinite(array)
-    if bad.any():
-        row, column = np.unravel_index(int(np.flatnonzero(bad.ravel())[0]), array.shape)
-        raise InputError(
-            f"{name} has {int(bad.sum())} NaN or infinite value(s) (first at row {row}, column {column}); "
-            "drop or impute them before comparing the samples."
-        )
-    return array
+    if isinstance(values, pd.DataFrame):
+        _check_frame_columns(values, name)
+    array = check_matrix(
+        values, name=name, nonnegative=False, sparse_format="csr", dtype=np.float64, min_samples=min_samples
+    )
+    if sp.issparse(array):  # RELAX works on d × d matrices and dense projections anyway
+        array = array.toarray()
+    return np.ascontiguousarray(array, dtype=np.float64)
 
 
 def _names(values):
@@ -117,6 +112,17 @@ def match_columns(Y, x_names: pd.Index, y_names: pd.Index, name: str = "Y", refe
     return Y[list(x_names)]
 
 
+def _finish(X_array: np.ndarray, Y_array: np.ndarray, names, classes=None) -> Samples:
+    feature_names = None if names is None else np.asarray([str(name) for name in names], dtype=object)
+    samples = Samples(X_array, Y_array, feature_names, classes=classes)
+    if not samples.varying.any():
+        raise InputError(
+            f"every one of the {X_array.shape[1]} feature(s) is constant over X and Y together (zero variance), "
+            "so no projection can tell the samples apart; check that the right columns were passed."
+        )
+    return samples
+
+
 def check_samples(X, Y) -> Samples:
     """Validate two samples of the same features.
 
@@ -147,18 +153,78 @@ def check_samples(X, Y) -> Samples:
             f"X has {X_array.shape[1]} columns but Y has {Y_array.shape[1]}; both must hold the same features "
             "in the same order."
         )
-    pooled_min = np.minimum(X_array.min(axis=0), Y_array.min(axis=0))
-    pooled_max = np.maximum(X_array.max(axis=0), Y_array.max(axis=0))
-    if np.all(pooled_min == pooled_max):
+    return _finish(X_array, Y_array, names)
+
+
+def _is_labels(Y) -> bool:
+    """True when the second argument of fit is labels (one per row of X), not a second sample."""
+    if isinstance(Y, (pd.Series, pd.Index, pd.Categorical)):
+        return True
+    if isinstance(Y, pd.DataFrame) or sp.issparse(Y) or isinstance(Y, (str, bytes)):
+        return False
+    ndim = getattr(Y, "ndim", None)
+    if isinstance(ndim, int):
+        return ndim == 1
+    try:
+        return np.asarray(Y).ndim == 1
+    except (TypeError, ValueError):  # ragged nested lists: a malformed sample, refused by check_matrix
+        return False
+
+
+def check_fit_input(X, Y, *, owner: str = "PDA") -> Samples:
+    """The two samples of ``fit(X, Y)``: a second sample Y, or labels y with two values splitting X's rows.
+
+    With labels, the rows of the first value (in sorted order) are X and the
+    rows of the second are Y; rows whose label is missing are left out with a
+    warning.
+    """
+    if Y is None:
         raise InputError(
-            f"every one of the {X_array.shape[1]} feature(s) is constant over X and Y together (zero variance), "
-            "so no projection can tell the samples apart; check that the right columns were passed."
+            f"{owner} requires y to be passed, but the target y is None: call fit(X, Y) with a second sample Y "
+            "of the same features, or fit(X, y) with labels y of two values, one per row of X."
         )
-    feature_names = None if names is None else np.asarray([str(name) for name in names], dtype=object)
-    return Samples(X_array, Y_array, feature_names)
+    if not _is_labels(Y):
+        return check_samples(X, Y)
+    names = _names(X)
+    pooled = _as_array(X, "X", min_samples=1)
+    codes, classes, keep = check_labels(Y, pooled.shape[0], name="y", min_classes=1)
+    if keep is not None:
+        pooled = pooled[keep]
+    if len(classes) != 2:
+        shown = ", ".join(map(repr, list(classes)[:_NAMES_SHOWN])) + (" ..." if len(classes) > _NAMES_SHOWN else "")
+        count = "one class" if len(classes) == 1 else f"{len(classes)} classes"
+        raise InputError(
+            f"y has {count} ({shown}), but {owner} compares two groups: pass labels with exactly two values, "
+            "or call fit(X, Y) with the two samples."
+        )
+    counts = np.bincount(codes, minlength=2)
+    for value, count in zip(classes, counts):
+        if count < _MIN_SAMPLES:
+            raise InputError(
+                f"the group y == {value!r} has {count} sample(s), but comparing two distributions needs at least "
+                f"{_MIN_SAMPLES} in each group; collect more samples or merge groups."
+            )
+    return _finish(
+        np.ascontiguousarray(pooled[codes == 0]), np.ascontiguousarray(pooled[codes == 1]), names, classes=classes
+    )
 
 
-def check_projection_input(Z, n_features: int, feature_names) -> np.ndarray:
+def warn_constant(samples: Samples, stacklevel: int = 3) -> None:
+    """A PaucityWarning naming the features constant over both samples (they never carry weight)."""
+    constant = np.flatnonzero(~samples.varying)
+    if constant.size == 0:
+        return
+    names = samples.names()[constant]
+    shown = ", ".join(map(str, names[:_NAMES_SHOWN])) + (" ..." if constant.size > _NAMES_SHOWN else "")
+    warnings.warn(
+        f"{constant.size} of {samples.X.shape[1]} feature(s) are constant over X and Y together ({shown}) and are "
+        "ignored: no projection on them can tell the samples apart, so their weight is 0.",
+        PaucityWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def check_projection_input(Z, n_features: int, feature_names, *, owner: str = "PDA") -> np.ndarray:
     """Validate data to project with a fitted direction (``transform``).
 
     A DataFrame is matched to the fitted feature names by name (reordered when
@@ -166,10 +232,11 @@ def check_projection_input(Z, n_features: int, feature_names) -> np.ndarray:
     """
     if isinstance(Z, pd.DataFrame) and feature_names is not None:
         Z = match_columns(Z.set_axis([str(c) for c in Z.columns], axis=1), pd.Index(feature_names),
-                   pd.Index([str(c) for c in Z.columns]), name="Z", reference="the fitted data")
-    array = _as_array(Z, "Z", min_samples=0)
+                          pd.Index([str(c) for c in Z.columns]), name="X", reference="the fitted data")
+    array = _as_array(Z, "X", min_samples=0)
     if array.shape[1] != n_features:
         raise ShapeMismatchError(
-            f"Z has {array.shape[1]} columns but the direction was fitted on {n_features} features."
+            f"X has {array.shape[1]} features, but {owner} is expecting {n_features} features as input "
+            "(the direction was fitted on that many); pass the same columns as in fit."
         )
     return array

@@ -1,31 +1,47 @@
-"""Choosing SPARDA's λ (or k) by the projected divergence on held-out samples (seed 004)."""
+"""Choosing SPARDA's λ (or its number of features) by the projected divergence on held-out samples (seed 004)."""
 
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import ClassifierTags
 
-from .._errors import NotFittedError, ParameterError
+from .._errors import ParameterError
 from .._progress import progress_bar
-from .._validation import check_random_state
-from ._samples import check_samples
-from .pda import PDA, make_divergence
+from .._validation import (
+    BOOLEAN,
+    RANDOM_STATE,
+    Instance,
+    Interval,
+    Options,
+    check_is_fitted,
+    check_parameter,
+    check_random_state,
+    validate_params,
+)
+from ._duration import announce, fit_seconds, quiet_fits
+from ._samples import check_fit_input, check_samples, warn_constant
+from .pda import DIVERGENCE, PDA, deprecated_alias, make_divergence
 
 __all__ = ["PDACV", "lambda_grid"]
+
+_ARRAY_LIKE = Instance(list, tuple, np.ndarray, pd.Series, pd.Index, description="a list or array")
 
 
 def lambda_grid(X, Y, n_lams: int = 8, ratio: float = 0.01) -> np.ndarray:
     """A decreasing geometric grid of λ for SPARDA, from the data's own scale.
 
-    The largest λ is the largest off-diagonal entry (in absolute value) of
-    ``E[zzᵀ]`` for ``z = x − y`` with x and y drawn independently (the two
-    covariances plus the outer product of the mean difference): RELAX keeps an
-    off-diagonal entry of B while the matched scatter there exceeds λ, so
-    beyond this value B is diagonal and the support a single feature. The
-    smallest is ``ratio`` times the largest.
+    λ is the weight of the penalty −λ‖B‖₁ in RELAX's objective (see
+    :class:`PDA`). The largest λ is the largest off-diagonal entry (in
+    absolute value) of ``E[zzᵀ]`` for ``z = x − y`` with x and y drawn
+    independently (the two covariances plus the outer product of the mean
+    difference): RELAX keeps an off-diagonal entry of B while the matched
+    scatter there exceeds λ, so beyond this value B is diagonal and the
+    support a single feature. The smallest is ``ratio`` times the largest.
 
     Examples
     --------
@@ -33,8 +49,13 @@ def lambda_grid(X, Y, n_lams: int = 8, ratio: float = 0.01) -> np.ndarray:
     >>> lambda_grid(X, Y, n_lams=3).round(4).tolist()
     [1.0, 0.1, 0.01]
     """
+    check_parameter(n_lams, "n_lams", [Interval(numbers.Integral, 1, None)], owner="lambda_grid")
+    check_parameter(ratio, "ratio", [Interval(numbers.Real, 0, 1, closed="right")], owner="lambda_grid")
     samples = check_samples(X, Y)
-    X, Y = samples.X, samples.Y
+    return _lambda_grid(samples.X, samples.Y, n_lams, ratio)
+
+
+def _lambda_grid(X: np.ndarray, Y: np.ndarray, n_lams: int, ratio: float = 0.01) -> np.ndarray:
     difference = X.mean(axis=0) - Y.mean(axis=0)
     scatter = np.cov(X, rowvar=False, bias=True) + np.cov(Y, rowvar=False, bias=True)
     scatter = np.atleast_2d(scatter) + np.outer(difference, difference)
@@ -46,7 +67,7 @@ def lambda_grid(X, Y, n_lams: int = 8, ratio: float = 0.01) -> np.ndarray:
 
 
 class PDACV(TransformerMixin, BaseEstimator):
-    """SPARDA with λ (or k) chosen by the projected divergence on held-out samples.
+    """SPARDA with λ (or the number of features) chosen by the projected divergence on held-out samples.
 
     Each candidate is fitted on a random part of X and of Y (``1 − test_size``)
     and scored by D(β̂ᵀX_test, β̂ᵀY_test) on the rest, averaged over
@@ -55,9 +76,12 @@ class PDACV(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     lams : array-like of float, optional
-        Candidate penalties. By default :func:`lambda_grid` with ``n_lams``.
-    ks : array-like of int, optional
-        Candidate cardinalities instead of penalties.
+        Candidate values of the seed's λ, the weight of the penalty −λ‖B‖₁ in
+        RELAX's objective (see :class:`PDA`). By default :func:`lambda_grid`
+        with ``n_lams``.
+    n_features : int or array-like of int, optional
+        Candidate numbers of features to keep (SPARDA's cardinality) instead
+        of penalties.
     n_lams : int, default 8
     divergence : str or Divergence, default "wasserstein"
     test_size : float, default 0.5
@@ -70,18 +94,22 @@ class PDACV(TransformerMixin, BaseEstimator):
     random_state : int, numpy.random.Generator or None
     progress : bool, default False
         A bar over the candidate fits.
+    ks : array-like of int, optional
+        Deprecated old name of ``n_features`` (a FutureWarning at fit).
 
     Attributes
     ----------
     lam_ : float or None
-    k_ : int or None
+    n_features_ : int or None
         The chosen candidate.
     cv_results_ : pandas.DataFrame
-        One row per candidate: ``lam`` or ``k``, ``n_selected`` (mean over
-        splits), ``heldout_divergence`` (mean) and ``heldout_divergence_std``.
+        One row per candidate: ``lam`` or ``n_features``, ``n_selected`` (mean
+        over splits), ``heldout_divergence`` (mean) and
+        ``heldout_divergence_std``.
     best_estimator_ : PDA
         Refitted on all samples; ``beta_``, ``divergence_``, ``selected_``,
-        ``support_``, ``relaxation_``, ``tightening_`` are its.
+        ``selected_names_``, ``support_``, ``relaxation_``, ``tightening_``,
+        ``n_iter_`` are its.
 
     Notes
     -----
@@ -94,15 +122,33 @@ class PDACV(TransformerMixin, BaseEstimator):
     --------
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(120, 5)); Y = rng.normal(size=(120, 5)); Y[:, 0] *= 3.0
-    >>> model = PDACV(ks=[1, 2, 5], random_state=0).fit(X, Y)
-    >>> model.k_, model.selected_.tolist()
+    >>> model = PDACV(n_features=[1, 2, 5], random_state=0).fit(X, Y)
+    >>> model.n_features_, model.selected_.tolist()
     (1, [0])
     """
+
+    _parameter_constraints = {
+        "lams": [_ARRAY_LIKE, None],
+        "n_features": [Interval(numbers.Integral, 1, None), _ARRAY_LIKE, None],
+        "n_lams": [Interval(numbers.Integral, 1, None)],
+        "divergence": DIVERGENCE,
+        "test_size": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "n_splits": [Interval(numbers.Integral, 1, None)],
+        "n_restarts": [Interval(numbers.Integral, 0, None)],
+        "max_iter": [Interval(numbers.Integral, 1, None)],
+        "patience": [Interval(numbers.Integral, 1, None)],
+        "tighten_max_iter": [Interval(numbers.Integral, 1, None)],
+        "batch_size": [Interval(numbers.Integral, 2, None), Options("auto"), None],
+        "tolerance": [Interval(numbers.Real, 0, 1, closed="left")],
+        "random_state": [RANDOM_STATE],
+        "progress": [BOOLEAN],
+        "ks": [_ARRAY_LIKE, Interval(numbers.Integral, 1, None), None],
+    }
 
     def __init__(
         self,
         lams=None,
-        ks=None,
+        n_features=None,
         n_lams: int = 8,
         divergence="wasserstein",
         test_size: float = 0.5,
@@ -115,10 +161,11 @@ class PDACV(TransformerMixin, BaseEstimator):
         tolerance: float = 0.0,
         random_state=None,
         progress: bool = False,
+        *,
+        ks=None,
     ):
-        self.tolerance = tolerance
         self.lams = lams
-        self.ks = ks
+        self.n_features = n_features
         self.n_lams = n_lams
         self.divergence = divergence
         self.test_size = test_size
@@ -128,109 +175,151 @@ class PDACV(TransformerMixin, BaseEstimator):
         self.patience = patience
         self.tighten_max_iter = tighten_max_iter
         self.batch_size = batch_size
+        self.tolerance = tolerance
         self.random_state = random_state
         self.progress = progress
+        self.ks = ks
 
-    def _candidates(self, X, Y, d: int):
-        if self.lams is not None and self.ks is not None:
-            raise ParameterError("give lams= or ks=, not both.")
-        if self.ks is not None:
-            ks = np.atleast_1d(np.asarray(self.ks))
-            if ks.size == 0 or ks.dtype.kind not in "iu" or ks.min() < 1 or ks.max() > d:
-                raise ParameterError(f"ks must be integers between 1 and the number of features ({d}), got {self.ks!r}.")
-            return "k", [int(k) for k in ks]
-        if self.lams is not None:
-            lams = np.atleast_1d(np.asarray(self.lams, dtype=np.float64))
-            if lams.size == 0 or not np.all(np.isfinite(lams)) or lams.min() < 0:
-                raise ParameterError(f"lams must be non-negative numbers, got {self.lams!r}.")
-            return "lam", [float(x) for x in lams]
-        if isinstance(self.n_lams, bool) or not isinstance(self.n_lams, numbers.Integral) or self.n_lams < 1:
-            raise ParameterError(f"n_lams must be a positive integer, got {self.n_lams!r}.")
-        return "lam", [float(x) for x in lambda_grid(X, Y, self.n_lams)]
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.classifier_tags = ClassifierTags(multi_class=False)
+        tags.input_tags.sparse = True
+        return tags
 
-    def _model(self, name: str, value, rng) -> PDA:
-        params = dict(
-            divergence=self.divergence,
+    @property
+    def k_(self):
+        """Deprecated: the chosen number of features, now ``n_features_``."""
+        warnings.warn("PDACV.k_ is deprecated and will be removed; use n_features_.", FutureWarning, stacklevel=2)
+        check_is_fitted(self, "n_features_")
+        return self.n_features_
+
+    def _candidates(self, params, X, Y, d: int):
+        sizes, lams = params["n_features"], params["lams"]
+        if lams is not None and sizes is not None:
+            raise ParameterError("PDACV: give lams= or n_features=, not both.")
+        if sizes is not None:
+            values = np.atleast_1d(np.asarray(sizes))
+            if values.size == 0 or values.dtype.kind not in "iu" or values.min() < 1 or values.max() > d:
+                raise ParameterError(
+                    f"PDACV: n_features must be integers between 1 and the number of features of X ({d}), "
+                    f"got {sizes!r}."
+                )
+            return "n_features", [int(value) for value in values]
+        if lams is not None:
+            try:
+                values = np.atleast_1d(np.asarray(lams, dtype=np.float64))
+            except (TypeError, ValueError):
+                values = np.array([np.nan])
+            if values.size == 0 or not np.all(np.isfinite(values)) or values.min() < 0:
+                raise ParameterError(f"PDACV: lams must be non-negative numbers, got {lams!r}.")
+            return "lam", [float(value) for value in values]
+        return "lam", [float(value) for value in _lambda_grid(X, Y, params["n_lams"])]
+
+    def _model(self, params, name: str, value, rng) -> PDA:
+        model = PDA(
+            divergence=params["divergence"],
             sparsity="l1",
-            n_restarts=self.n_restarts,
-            max_iter=self.max_iter,
-            patience=self.patience,
-            tighten_max_iter=self.tighten_max_iter,
-            batch_size=self.batch_size,
+            n_restarts=params["n_restarts"],
+            max_iter=params["max_iter"],
+            patience=params["patience"],
+            tighten_max_iter=params["tighten_max_iter"],
+            batch_size=params["batch_size"],
             random_state=rng,
         )
-        params[name] = value
-        return PDA(**params)
+        return model.set_params(**{name: value})
 
-    def fit(self, X, Y):
-        """Score every candidate on held-out samples and refit the best on all of X and Y."""
-        samples = check_samples(X, Y)
+    def fit(self, X, Y=None):
+        """Score every candidate on held-out samples and refit the best on all of X and Y.
+
+        Parameters
+        ----------
+        X, Y
+            As in :meth:`PDA.fit`: two samples, or one matrix and labels of two values.
+
+        Returns
+        -------
+        self
+        """
+        samples = check_fit_input(X, Y, owner="PDACV")
+        params = validate_params(self)
+        params["n_features"] = deprecated_alias("PDACV", "ks", params.pop("ks"), "n_features", params["n_features"])
         Xa, Ya = samples.X, samples.Y
         n, d = Xa.shape
         m = Ya.shape[0]
-        if not (isinstance(self.test_size, numbers.Real) and 0 < self.test_size < 1):
-            raise ParameterError(f"test_size must be a fraction strictly between 0 and 1, got {self.test_size!r}.")
-        if not (isinstance(self.tolerance, numbers.Real) and 0 <= self.tolerance < 1):
-            raise ParameterError(f"tolerance must be a fraction in [0, 1), got {self.tolerance!r}.")
-        if isinstance(self.n_splits, bool) or not isinstance(self.n_splits, numbers.Integral) or self.n_splits < 1:
-            raise ParameterError(f"n_splits must be a positive integer, got {self.n_splits!r}.")
-        n_test, m_test = int(round(n * self.test_size)), int(round(m * self.test_size))
+        test_size = params["test_size"]
+        n_test, m_test = int(round(n * test_size)), int(round(m * test_size))
         if min(n_test, m_test, n - n_test, m - m_test) < 2:
             raise ParameterError(
-                f"test_size={self.test_size} leaves fewer than 2 samples on a side of a split (n={n}, m={m}); "
-                "collect more samples or choose lam or k yourself."
+                f"PDACV: test_size={test_size} leaves fewer than 2 samples on a side of a split (n={n}, m={m}); "
+                "collect more samples or choose lam or n_features yourself."
             )
-        name, candidates = self._candidates(Xa, Ya, d)
-        rng = check_random_state(self.random_state)
-        divergence = make_divergence(self.divergence, random_state=rng)
-        scores = np.zeros((len(candidates), self.n_splits))
-        sizes = np.zeros((len(candidates), self.n_splits))
-        with progress_bar(len(candidates) * self.n_splits, "choosing " + name, self.progress) as bar:
-            for split in range(self.n_splits):
+        name, candidates = self._candidates(params, Xa, Ya, d)
+        rng = check_random_state(params["random_state"])
+        divergence = make_divergence(params["divergence"], random_state=rng)
+        n_fits = len(candidates) * params["n_splits"]
+        runs = (1 + params["n_restarts"]) * (1 + (divergence.name != "wasserstein")) + 3
+        solver = {"max_iter": params["max_iter"], "tighten_runs": runs,
+                  "tighten_max_iter": params["tighten_max_iter"], "batch_size": params["batch_size"]}
+        announce(
+            n_fits * fit_seconds(n - n_test, m - m_test, d, **solver) + fit_seconds(n, m, d, **solver),
+            f"PDACV's {n_fits} fits on held-out splits and the refit (n={n}, m={m}, d={d})",
+            "pass fewer candidates (lams or n_features), or lower max_iter, to go faster.",
+        )
+        warn_constant(samples)
+        scores = np.zeros((len(candidates), params["n_splits"]))
+        sizes = np.zeros((len(candidates), params["n_splits"]))
+        with quiet_fits(), progress_bar(n_fits, "choosing " + name, params["progress"]) as bar:
+            for split in range(params["n_splits"]):
                 x_order, y_order = rng.permutation(n), rng.permutation(m)
                 x_test, x_train = x_order[:n_test], x_order[n_test:]
                 y_test, y_train = y_order[:m_test], y_order[m_test:]
                 for index, value in enumerate(candidates):
-                    model = self._model(name, value, rng).fit(Xa[x_train], Ya[y_train])
+                    model = self._model(params, name, value, rng).fit(Xa[x_train], Ya[y_train])
                     scores[index, split] = divergence.value(Xa[x_test] @ model.beta_, Ya[y_test] @ model.beta_)
                     sizes[index, split] = len(model.selected_)
                     bar.advance()
-        mean = scores.mean(axis=1)
-        size = sizes.mean(axis=1)
-        close = np.flatnonzero(mean >= (1.0 - self.tolerance) * mean.max())
-        best = int(close[np.lexsort((-mean[close], size[close]))[0]])
-        self.cv_results_ = pd.DataFrame(
-            {
-                name: candidates,
-                "n_selected": sizes.mean(axis=1),
-                "heldout_divergence": mean,
-                "heldout_divergence_std": scores.std(axis=1),
-            }
-        )
-        self.lam_ = candidates[best] if name == "lam" else None
-        self.k_ = candidates[best] if name == "k" else None
-        self.best_estimator_ = self._model(name, candidates[best], rng).fit(X, Y)
-        for attribute in ("beta_", "divergence_", "selected_", "support_", "relaxation_", "tightening_",
-                          "n_features_in_"):
+            mean = scores.mean(axis=1)
+            size = sizes.mean(axis=1)
+            close = np.flatnonzero(mean >= (1.0 - params["tolerance"]) * mean.max())
+            best = int(close[np.lexsort((-mean[close], size[close]))[0]])
+            self.cv_results_ = pd.DataFrame(
+                {
+                    name: candidates,
+                    "n_selected": size,
+                    "heldout_divergence": mean,
+                    "heldout_divergence_std": scores.std(axis=1),
+                }
+            )
+            self.lam_ = candidates[best] if name == "lam" else None
+            self.n_features_ = candidates[best] if name == "n_features" else None
+            self.best_estimator_ = self._model(params, name, candidates[best], rng).fit(X, Y)
+        for attribute in ("beta_", "divergence_", "selected_", "selected_names_", "support_", "relaxation_",
+                          "tightening_", "n_iter_", "n_features_in_"):
             setattr(self, attribute, getattr(self.best_estimator_, attribute))
-        if hasattr(self.best_estimator_, "feature_names_in_"):
-            self.feature_names_in_ = self.best_estimator_.feature_names_in_
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        for attribute in ("feature_names_in_", "classes_"):
+            if hasattr(self.best_estimator_, attribute):
+                setattr(self, attribute, getattr(self.best_estimator_, attribute))
+            elif hasattr(self, attribute):
+                delattr(self, attribute)
         return self
 
-    def transform(self, Z):
-        """The projections βᵀz of the rows of Z with the refitted direction (shape (n, 1))."""
-        if not hasattr(self, "best_estimator_"):
-            raise NotFittedError("This PDACV is not fitted yet; call fit(X, Y) first.")
-        return self.best_estimator_.transform(Z)
+    def transform(self, X):
+        """The projections βᵀx of the rows of X with the refitted direction (shape (n, 1))."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.transform(X)
 
-    def fit_transform(self, X, Y=None, **fit_params):
-        """Fit on X and Y and return the projection of X."""
-        if Y is None:
-            raise ParameterError("PDACV compares two samples: call fit_transform(X, Y).")
-        return self.fit(X, Y).transform(X)
+    def get_feature_names_out(self, input_features=None):
+        """One output: the projection, ``"pda_projection"``."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.get_feature_names_out(input_features)
+
+    def get_support(self, indices: bool = False):
+        """The refitted estimator's mask (or indices) of the features with non-zero weight."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.get_support(indices)
 
     def weights(self) -> pd.DataFrame:
-        """The refitted estimator's table of ``feature``, ``weight``, ``rank``."""
+        """The refitted estimator's table of ``feature``, ``index``, ``weight``, ``rank``."""
+        check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.weights()

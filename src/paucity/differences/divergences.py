@@ -27,8 +27,8 @@ import scipy.sparse as sp
 from scipy.special import expit
 from scipy.stats import rankdata
 
-from .._errors import InputError, InputTypeError, ParameterError, ShapeMismatchError
-from .._validation import check_matrix, check_positive_int, check_random_state
+from .._errors import InputError, InputTypeError, ShapeMismatchError
+from .._validation import RANDOM_STATE, Interval, check_matrix, check_parameter, check_random_state
 
 __all__ = [
     "Divergence",
@@ -392,10 +392,10 @@ class MannWhitney(Divergence):
         )
 
     def _check_parameters(self) -> None:
-        h = self.smoothing
-        if isinstance(h, bool) or not isinstance(h, numbers.Real) or not np.isfinite(h) or h <= 0:
-            raise ParameterError(f"smoothing must be a positive finite number (a bandwidth), got {h!r}.")
-        check_positive_int(self.max_pairs, "max_pairs")
+        check_parameter(self.smoothing, "smoothing", [Interval(numbers.Real, 0, None, closed="neither")],
+                        owner="MannWhitney")
+        check_parameter(self.max_pairs, "max_pairs", [Interval(numbers.Integral, 1, None)], owner="MannWhitney")
+        check_parameter(self.random_state, "random_state", [RANDOM_STATE], owner="MannWhitney")
 
     def auc(self, p, q) -> float:
         """P(q > p) + ½ P(q = p) over all pairs, from ranks in O((n + m) log(n + m))."""

@@ -15,48 +15,82 @@ which the two populations differ. The fit is the seed's two steps:
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import ClassifierTags
 
-from .._errors import NotFittedError, ParameterError
+from .._errors import ParameterError
 from .._progress import progress_bar
-from .._validation import check_choice, check_random_state
-from ._samples import check_projection_input, check_samples
+from .._validation import (
+    BOOLEAN,
+    RANDOM_STATE,
+    Instance,
+    Interval,
+    Options,
+    check_is_fitted,
+    check_random_state,
+    validate_params,
+)
+from ._duration import announce, fit_seconds, fits_are_quiet, relax_batch_size
+from ._samples import check_fit_input, check_projection_input, warn_constant
 from .divergences import Divergence, MannWhitney, Wasserstein
 from .projections import canonical_direction
-from .relax import relax
+from .relax import run_relax
 from .tighten import TightenResult, tighten
 
-__all__ = ["PDA", "DIVERGENCES", "make_divergence"]
+__all__ = ["PDA", "DIVERGENCES", "make_divergence", "DIVERGENCE"]
 
 DIVERGENCES = {"wasserstein": Wasserstein, "mann_whitney": MannWhitney}
 _SUPPORT_TOLERANCE = 1e-6  # relative to the largest |β_relax| entry
 
 
+class _DivergenceClass:
+    """A subclass of :class:`Divergence` (instantiated with its defaults)."""
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, type) and issubclass(value, Divergence)
+
+    def describe(self) -> str:
+        return "a Divergence subclass"
+
+
+#: The constraint of every ``divergence`` parameter of paucity.differences.
+DIVERGENCE = [Options(*DIVERGENCES), Instance(Divergence, description="a Divergence instance"), _DivergenceClass()]
+
+
 def make_divergence(divergence, random_state=None) -> Divergence:
-    """A :class:`Divergence` from a name (``"wasserstein"``, ``"mann_whitney"``) or an instance."""
+    """A :class:`Divergence` from a validated name (``"wasserstein"``, ``"mann_whitney"``), class or instance."""
     if isinstance(divergence, Divergence):
         return divergence
-    if isinstance(divergence, type) and issubclass(divergence, Divergence):
+    if isinstance(divergence, type):
         return divergence()
-    key = check_choice(divergence, tuple(DIVERGENCES), "divergence")
-    if key == "mann_whitney":
+    if divergence.lower() == "mann_whitney":
         return MannWhitney(random_state=random_state)
-    return DIVERGENCES[key]()
+    return DIVERGENCES[divergence.lower()]()
 
 
-def _check_nonnegative(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value < 0:
-        raise ParameterError(f"{name} must be a non-negative number, got {value!r}.")
-    return float(value)
+def divergence_name(divergence) -> str:
+    """The name of a divergence given by name, class or instance."""
+    if isinstance(divergence, str):
+        return divergence.lower()
+    return str(getattr(divergence, "name", type(divergence).__name__))
 
 
-def _check_count(value, name: str, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}.")
-    return int(value)
+def deprecated_alias(owner: str, old_name: str, old, new_name: str, new, *, stacklevel: int = 3):
+    """The value of a renamed parameter given by its old name (a FutureWarning), refusing both at once."""
+    if old is None:
+        return new
+    warnings.warn(
+        f"{owner}({old_name}=...) is deprecated and will be removed; use {new_name}= (the same thing, renamed).",
+        FutureWarning,
+        stacklevel=stacklevel,
+    )
+    if new is not None:
+        raise ParameterError(f"{owner}: give {new_name}= only ({old_name}= is its deprecated old name), not both.")
+    return old
 
 
 class PDA(TransformerMixin, BaseEstimator):
@@ -71,18 +105,20 @@ class PDA(TransformerMixin, BaseEstimator):
         solution and from random restarts.
     sparsity : {None, "l1"}, default None
         None: PDA, every feature may carry weight. ``"l1"``: SPARDA, with the
-        penalty ``lam`` on the relaxation or the cardinality ``k``.
+        penalty ``lam`` on the relaxation or the cardinality ``n_features``.
     lam : float, default 0.0
-        λ of the ℓ₁ penalty λ‖B‖₁ in RELAX (used when ``sparsity="l1"``).
-        It is on the scale of the data's squared differences; standardize
-        the features, or let :class:`PDACV` choose it.
-    k : int, optional
-        With ``sparsity="l1"``: keep k features (k = ‖β‖₀) and tighten on
-        them: the k largest weights of RELAX's direction, or of the ascent on
-        the whole sphere started from it, whichever support tightens to the
-        larger divergence. When the support has one feature (k = 1, or a λ
-        that leaves one), it is the feature with the largest divergence on
-        its own: the exact optimum.
+        The seed's λ: the weight of the penalty −λ‖B‖₁ in RELAX's objective,
+        max over B ⪰ 0, tr B = 1 of min over couplings M of tr(W_M B) − λ‖B‖₁
+        (W_M the coupled scatter of the pair differences xᵢ − yⱼ); used when
+        ``sparsity="l1"``. It is on the scale of the data's squared
+        differences; standardize the features, or let :class:`PDACV` choose it.
+    n_features : int, optional
+        With ``sparsity="l1"``: keep this many features (‖β‖₀ ≤ n_features) and
+        tighten on them: the largest weights of RELAX's direction, or of the
+        ascent on the whole sphere started from it, whichever support tightens
+        to the larger divergence. When the support has one feature
+        (n_features = 1, or a λ that leaves one), it is the feature with the
+        largest divergence on its own: the exact optimum.
     n_restarts : int, default 4
         Random unit directions on the support tightened besides the RELAX
         direction; the best value wins.
@@ -104,7 +140,9 @@ class PDA(TransformerMixin, BaseEstimator):
     random_state : int, numpy.random.Generator or None
         Draws the restarts and the row blocks.
     progress : bool, default False
-        Show a bar over the tightening runs.
+        Show a bar over the fit: RELAX's iterations, then the tightening runs.
+    k : int, optional
+        Deprecated old name of ``n_features`` (a FutureWarning at fit).
 
     Attributes
     ----------
@@ -112,16 +150,25 @@ class PDA(TransformerMixin, BaseEstimator):
         The unit projection, first non-zero coordinate positive.
     divergence_ : float
         D(β̂ᵀX, β̂ᵀY) on the training samples.
-    selected_ : ndarray
-        The features with non-zero weight (names for DataFrames, indices
-        otherwise), by decreasing |weight|.
-    support_ : ndarray of bool
-        The features tightening was allowed to use.
+    selected_ : ndarray of int
+        Indices of the features with non-zero weight, into the columns of X,
+        by decreasing |weight|.
+    selected_names_ : ndarray of str
+        Their names: ``feature_names_in_[selected_]`` after a fit on
+        DataFrames, ``"x0"``, ``"x1"``, ... otherwise.
+    support_ : ndarray of bool of shape (n_features_in_,)
+        True for the features with non-zero weight (``get_support()``).
+        Features constant over both samples are never in it.
     relaxation_ : RelaxResult or None
         RELAX's diagnostics: objective trace, best iteration, best B and its
         tightness (the top eigenvalue's share of the trace; 1 when tight).
     tightening_ : TightenResult
         The winning tightening run.
+    n_iter_ : int
+        RELAX's iterations (``relaxation_.n_iter``).
+    classes_ : ndarray of shape (2,)
+        After ``fit(X, y)`` with labels only: the two values, the rows of the
+        first forming the first sample.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when fitted on DataFrames.
@@ -130,11 +177,12 @@ class PDA(TransformerMixin, BaseEstimator):
     -----
     Seed 004 (Mueller & Jaakkola, "Principal Differences Analysis" and
     "Sparse Differences Analysis (SPARDA)"): β̂ = argmax over ‖β‖ ≤ 1
-    (‖β‖₀ ≤ k) of D(βᵀX̂, βᵀŶ), by the two-step relax–tighten procedure.
-    The pooled samples are centred first (D is unchanged by a common shift;
-    RELAX's expanded costs are accurate only near the origin). Memory is
-    O(nm + d²) for RELAX (O(b² + d²) with row blocks of b), O((n + m)d) for
-    tightening; dense copies of sparse inputs are made.
+    (‖β‖₀ ≤ n_features) of D(βᵀX̂, βᵀŶ), by the two-step relax–tighten
+    procedure. The pooled samples are centred first (D is unchanged by a
+    common shift; RELAX's expanded costs are accurate only near the origin).
+    Memory is O(nm + d²) for RELAX (O(b² + d²) with row blocks of b),
+    O((n + m)d) for tightening; dense copies of sparse inputs are made. A fit
+    whose estimated duration exceeds a minute says so first (PaucityWarning).
 
     Examples
     --------
@@ -142,17 +190,43 @@ class PDA(TransformerMixin, BaseEstimator):
     >>> from paucity.differences import PDA
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 6)); Y = rng.normal(size=(150, 6)); Y[:, 2] *= 3.0
-    >>> model = PDA(sparsity="l1", k=1, random_state=0).fit(X, Y)
-    >>> model.selected_.tolist(), model.beta_.round(3).tolist()
-    ([2], [0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+    >>> model = PDA(sparsity="l1", n_features=1, random_state=0).fit(X, Y)
+    >>> model.selected_.tolist(), model.selected_names_.tolist(), model.beta_.round(3).tolist()
+    ([2], ['x2'], [0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+
+    The two samples may also come as the rows of one matrix with labels of two
+    values, as in a scikit-learn pipeline:
+
+    >>> labels = np.repeat(["healthy", "treated"], [200, 150])
+    >>> same = PDA(sparsity="l1", n_features=1, random_state=0).fit(np.vstack([X, Y]), labels)
+    >>> same.selected_.tolist(), same.classes_.tolist()
+    ([2], ['healthy', 'treated'])
     """
+
+    _parameter_constraints = {
+        "divergence": DIVERGENCE,
+        "sparsity": [Options("l1"), None],
+        "lam": [Interval(numbers.Real, 0, None)],
+        "n_features": [Interval(numbers.Integral, 1, None), None],
+        "n_restarts": [Interval(numbers.Integral, 0, None)],
+        "max_iter": [Interval(numbers.Integral, 1, None)],
+        "patience": [Interval(numbers.Integral, 1, None)],
+        "step_B": [Interval(numbers.Real, 0, None, closed="neither")],
+        "step_dual": [Interval(numbers.Real, 0, None, closed="neither")],
+        "adaptive": [BOOLEAN],
+        "batch_size": [Interval(numbers.Integral, 2, None), Options("auto"), None],
+        "tighten_max_iter": [Interval(numbers.Integral, 1, None)],
+        "random_state": [RANDOM_STATE],
+        "progress": [BOOLEAN],
+        "k": [Interval(numbers.Integral, 1, None), None],
+    }
 
     def __init__(
         self,
         divergence="wasserstein",
         sparsity=None,
         lam: float = 0.0,
-        k: int | None = None,
+        n_features: int | None = None,
         n_restarts: int = 4,
         max_iter: int = 300,
         patience: int = 50,
@@ -163,11 +237,13 @@ class PDA(TransformerMixin, BaseEstimator):
         tighten_max_iter: int = 500,
         random_state=None,
         progress: bool = False,
+        *,
+        k: int | None = None,
     ):
         self.divergence = divergence
         self.sparsity = sparsity
         self.lam = lam
-        self.k = k
+        self.n_features = n_features
         self.n_restarts = n_restarts
         self.max_iter = max_iter
         self.patience = patience
@@ -178,115 +254,134 @@ class PDA(TransformerMixin, BaseEstimator):
         self.tighten_max_iter = tighten_max_iter
         self.random_state = random_state
         self.progress = progress
+        self.k = k
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # fit(X, y) takes labels of two values (the two samples); fit(X, Y) a second sample
+        tags.target_tags.required = True
+        tags.classifier_tags = ClassifierTags(multi_class=False)
+        tags.input_tags.sparse = True
+        return tags
 
     # -- parameters -------------------------------------------------------------------------------
-    def _check_parameters(self, n_features: int) -> None:
-        if self.sparsity not in (None, "l1"):
-            raise ParameterError(f"sparsity must be None (PDA) or 'l1' (SPARDA), got {self.sparsity!r}.")
-        _check_nonnegative(self.lam, "lam")
-        if self.k is not None:
-            if isinstance(self.k, bool) or not isinstance(self.k, numbers.Integral) or not 1 <= self.k <= n_features:
+    def _resolved_params(self, n_features_in: int) -> dict:
+        params = validate_params(self)
+        params["n_features"] = deprecated_alias("PDA", "k", params.pop("k"), "n_features", params["n_features"],
+                                                stacklevel=4)
+        size = params["n_features"]
+        if size is not None:
+            if params["sparsity"] != "l1":
+                raise ParameterError("PDA: n_features is a cardinality for SPARDA: pass sparsity='l1' with it.")
+            if size > n_features_in:
                 raise ParameterError(
-                    f"k must be an integer between 1 and the number of features ({n_features}), got {self.k!r}."
+                    f"PDA: n_features={size} is larger than the number of features of X ({n_features_in}); "
+                    f"pass at most {n_features_in}."
                 )
-            if self.sparsity != "l1":
-                raise ParameterError("k is a cardinality for SPARDA: pass sparsity='l1' with it.")
-        _check_count(self.n_restarts, "n_restarts")
-        _check_count(self.max_iter, "max_iter", 1)
-        _check_count(self.patience, "patience", 1)
-        _check_count(self.tighten_max_iter, "tighten_max_iter", 1)
-        if self.batch_size not in ("auto", None):
-            _check_count(self.batch_size, "batch_size", 2)
+        return params
 
-    def _batch_size(self, n: int, m: int):
-        if self.batch_size == "auto":
-            return None if n * m <= 1 << 22 else 1 << 11
-        return self.batch_size
+    def _tighten_runs(self, params, divergence) -> int:
+        runs = (1 + params["n_restarts"]) * (1 + (not isinstance(divergence, Wasserstein)))
+        return runs + (3 if params["sparsity"] == "l1" else 0)
 
     # -- fitting ----------------------------------------------------------------------------------
-    def fit(self, X, Y):
-        """Find the direction of largest divergence between the samples X and Y.
+    def fit(self, X, Y=None):
+        """Find the direction of largest divergence between two samples.
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n, d)
-        Y : array-like or DataFrame of shape (m, d)
-            The two samples; DataFrames are matched by column name.
+        X : array-like, sparse matrix or DataFrame of shape (n, d)
+            The first sample; or, with labels ``y``, both samples as rows.
+        Y : array-like, sparse matrix or DataFrame of shape (m, d), or labels of shape (n,)
+            The second sample (DataFrames are matched to X by column name);
+            or labels with exactly two values, one per row of X: the rows of
+            the first value (in sorted order) are the first sample, those of
+            the second the second sample, as in a scikit-learn pipeline.
 
         Returns
         -------
         self
         """
-        samples = check_samples(X, Y)
-        d = samples.X.shape[1]
-        self._check_parameters(d)
-        rng = check_random_state(self.random_state)
-        divergence = make_divergence(self.divergence, random_state=rng)
+        samples = check_fit_input(X, Y, owner="PDA")
+        params = self._resolved_params(samples.X.shape[1])
+        return self._fit_samples(samples, params)
+
+    def _fit_samples(self, samples, params):
+        (n, d), m = samples.X.shape, samples.Y.shape[0]
+        rng = check_random_state(params["random_state"])
+        divergence = make_divergence(params["divergence"], random_state=rng)
+        runs = self._tighten_runs(params, divergence)
+        announce(
+            fit_seconds(n, m, d, max_iter=params["max_iter"], tighten_runs=runs,
+                        tighten_max_iter=params["tighten_max_iter"], batch_size=params["batch_size"]),
+            f"This PDA fit (n={n}, m={m}, d={d}, max_iter={params['max_iter']})",
+            "lower max_iter or n_restarts, or set batch_size, to go faster.",
+            stacklevel=4,
+        )
+        if not fits_are_quiet():
+            warn_constant(samples, stacklevel=4)
         centre = np.concatenate([samples.X, samples.Y]).mean(axis=0)
         Xc = samples.X - centre
         Yc = samples.Y - centre
-        lam = float(self.lam) if self.sparsity == "l1" else 0.0
-        # a feature constant over both samples cannot separate them: it never carries weight
-        varying = np.ptp(np.concatenate([samples.X, samples.Y]), axis=0) > 0
-        relaxation = relax(
-            Xc,
-            Yc,
-            lam=lam,
-            step_B=self.step_B,
-            step_dual=self.step_dual,
-            adaptive=self.adaptive,
-            patience=self.patience,
-            max_iter=self.max_iter,
-            batch_size=self._batch_size(*_sizes(samples)),
-            random_state=rng,
-        )
-        wasserstein = Wasserstein()
-        n_runs = (1 + self.n_restarts) * (1 + (not isinstance(divergence, Wasserstein)))
-        with progress_bar(n_runs + (self.sparsity == "l1"), "tightening", self.progress) as bar:
-            support = self._support(np.where(varying, relaxation.beta, 0.0)) & varying
+        sparse = params["sparsity"] == "l1"
+        lam = float(params["lam"]) if sparse else 0.0
+        size = params["n_features"]
+        varying = samples.varying  # a feature constant over both samples cannot separate them
+        max_iter = params["max_iter"]
+        with progress_bar(max_iter + runs, "RELAX", params["progress"]) as bar:
+            relaxation = run_relax(
+                Xc,
+                Yc,
+                lam=lam,
+                step_B=params["step_B"],
+                step_dual=params["step_dual"],
+                adaptive=params["adaptive"],
+                dual_steps=3,
+                warm_start=100,
+                patience=params["patience"],
+                max_iter=max_iter,
+                burn_in=50,
+                batch_size=relax_batch_size(n, m, params["batch_size"]),
+                random_state=rng,
+                bar=bar,
+            )
+            bar.update(description="tightening")
+            wasserstein = Wasserstein()
+            support = _support(np.where(varying, relaxation.beta, 0.0), sparse, size) & varying
             if not support.any():  # RELAX's direction lay on constant features only
                 support = varying
-            if self.sparsity == "l1" and support.sum() < varying.sum():  # pick among supports of RELAX's size
-                support = self._choose_support(Xc, Yc, relaxation.beta, support, varying, wasserstein)
-                bar.advance()
-            starts = [relaxation.beta] + [_random_start(support, rng) for _ in range(self.n_restarts)]
-            best = _best_tightening(Xc, Yc, starts, wasserstein, support, self.tighten_max_iter, bar)
+            if sparse and support.sum() < varying.sum():  # pick among supports of RELAX's size
+                support = self._choose_support(Xc, Yc, relaxation.beta, support, varying, wasserstein, size,
+                                               params["tighten_max_iter"])
+            bar.advance(3 if sparse else 0)
+            starts = [relaxation.beta] + [_random_start(support, rng) for _ in range(params["n_restarts"])]
+            best = _best_tightening(Xc, Yc, starts, wasserstein, support, params["tighten_max_iter"], bar)
             if not isinstance(divergence, Wasserstein):
                 # the relaxation is Wasserstein's: start D's ascent from its solution and the restarts
-                starts = [best.beta] + [_random_start(support, rng) for _ in range(self.n_restarts)]
-                best = _best_tightening(Xc, Yc, starts, divergence, support, self.tighten_max_iter, bar)
+                starts = [best.beta] + [_random_start(support, rng) for _ in range(params["n_restarts"])]
+                best = _best_tightening(Xc, Yc, starts, divergence, support, params["tighten_max_iter"], bar)
         beta = canonical_direction(np.where(support, best.beta, 0.0))
         self.beta_ = beta
         self.divergence_ = float(divergence._value(samples.X @ beta, samples.Y @ beta))
-        self.support_ = support
         self.relaxation_ = relaxation
+        self.n_iter_ = relaxation.n_iter
         self.tightening_ = best
         self.n_features_in_ = d
         if samples.feature_names is not None:
             self.feature_names_in_ = samples.feature_names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
+        if samples.classes is not None:
+            self.classes_ = samples.classes
+        elif hasattr(self, "classes_"):
+            del self.classes_
         order = np.flatnonzero(beta != 0)
-        order = order[np.argsort(-np.abs(beta[order]), kind="stable")]
-        self.selected_ = samples.feature_names[order] if samples.feature_names is not None else order
+        self.selected_ = order[np.argsort(-np.abs(beta[order]), kind="stable")]
+        self.selected_names_ = samples.names()[self.selected_]
+        self.support_ = beta != 0
         return self
 
-    def _support(self, beta_relax: np.ndarray) -> np.ndarray:
-        d = beta_relax.shape[0]
-        magnitude = np.abs(beta_relax)
-        if self.sparsity != "l1":
-            return np.ones(d, dtype=bool)
-        if self.k is not None:
-            return self._top(beta_relax)
-        return magnitude > _SUPPORT_TOLERANCE * magnitude.max()
-
-    def _top(self, beta: np.ndarray, size: int | None = None) -> np.ndarray:
-        """The ``size`` (default k) largest |weights| of beta, as a mask."""
-        support = np.zeros(beta.shape[0], dtype=bool)
-        support[np.argsort(-np.abs(beta), kind="stable")[: self.k if size is None else size]] = True
-        return support
-
-    def _choose_support(self, X, Y, beta_relax, support, varying, wasserstein) -> np.ndarray:
+    def _choose_support(self, X, Y, beta_relax, support, varying, wasserstein, size, max_iter) -> np.ndarray:
         """The support tightening works on, of the size s RELAX's direction gives it.
 
         - s = 1: the feature with the largest divergence on its own, which is
@@ -296,9 +391,9 @@ class PDA(TransformerMixin, BaseEstimator):
           with a feature's spread as much as with its difference), and RELAX's
           direction is the largest diagonal entry, won by a hair by whichever
           feature.
-        - s = k > 1: RELAX's k largest weights or those of the ascent on the
-          whole sphere started from RELAX's direction (RELAX's weights are a
-          rough ranking when it stops early), whichever tightens higher.
+        - s = n_features > 1: RELAX's largest weights or those of the ascent on
+          the whole sphere started from RELAX's direction (RELAX's weights are
+          a rough ranking when it stops early), whichever tightens higher.
         - otherwise RELAX's support. Comparing it by training divergence with
           the whole-sphere ascent's top s would overfit: on MADELON at λ = 0.2
           that ascent's top 20 tighten higher than RELAX's (5.16 against 5.08)
@@ -310,55 +405,70 @@ class PDA(TransformerMixin, BaseEstimator):
             best = np.zeros(d, dtype=bool)
             best[int(np.argmax(marginal))] = True
             return best
-        if self.k is None:
+        if size is None:
             return support
         whole = tighten(X, Y, beta_relax, divergence=wasserstein, support=np.ones(d, dtype=bool),
-                        max_iter=self.tighten_max_iter).beta
-        other = self._top(np.where(varying, whole, 0.0)) & varying
+                        max_iter=max_iter).beta
+        other = _top(np.where(varying, whole, 0.0), size) & varying
         if np.array_equal(other, support):
             return support
-        first = tighten(X, Y, beta_relax, divergence=wasserstein, support=support, max_iter=self.tighten_max_iter)
-        second = tighten(X, Y, whole, divergence=wasserstein, support=other, max_iter=self.tighten_max_iter)
+        first = tighten(X, Y, beta_relax, divergence=wasserstein, support=support, max_iter=max_iter)
+        second = tighten(X, Y, whole, divergence=wasserstein, support=other, max_iter=max_iter)
         return other if second.value > first.value else support
 
     # -- using the direction ----------------------------------------------------------------------
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "beta_"):
-            raise NotFittedError("This PDA is not fitted yet; call fit(X, Y) first.")
+    def transform(self, X):
+        """The projections βᵀx of the rows of X, as a column (shape (n, 1)).
 
-    def transform(self, Z):
-        """The projections βᵀz of the rows of Z, as a column (shape (n, 1))."""
-        self._check_fitted()
-        array = check_projection_input(Z, self.n_features_in_, getattr(self, "feature_names_in_", None))
+        A DataFrame is matched to the fitted feature names by name.
+        """
+        check_is_fitted(self, "beta_")
+        array = check_projection_input(X, self.n_features_in_, getattr(self, "feature_names_in_", None))
         return (array @ self.beta_)[:, None]
 
-    def fit_transform(self, X, Y=None, **fit_params):
-        """Fit on X and Y and return the projection of X (the second sample is required)."""
-        if Y is None:
-            raise ParameterError("PDA compares two samples: call fit_transform(X, Y).")
-        return self.fit(X, Y, **fit_params).transform(X)
-
     def get_feature_names_out(self, input_features=None):
-        """One output: the projection."""
+        """One output: the projection, ``"pda_projection"``."""
+        check_is_fitted(self, "beta_")
         return np.asarray(["pda_projection"], dtype=object)
 
+    def get_support(self, indices: bool = False):
+        """The mask of the features with non-zero weight, or (``indices=True``) their indices in column order."""
+        check_is_fitted(self, "beta_")
+        return np.flatnonzero(self.support_) if indices else self.support_
+
     def weights(self) -> pd.DataFrame:
-        """A tidy table of the selected features: ``feature``, ``weight``, ``rank`` (1 = largest |weight|)."""
-        self._check_fitted()
-        order = np.flatnonzero(self.beta_ != 0)
-        order = order[np.argsort(-np.abs(self.beta_[order]), kind="stable")]
-        names = getattr(self, "feature_names_in_", None)
+        """A tidy table of the selected features, by decreasing |weight|.
+
+        Columns: ``feature`` (the name, as ``selected_names_``), ``index``
+        (the column of X, as ``selected_``), ``weight`` and ``rank``
+        (1 = largest |weight|).
+        """
+        check_is_fitted(self, "beta_")
         return pd.DataFrame(
             {
-                "feature": names[order] if names is not None else order,
-                "weight": self.beta_[order],
-                "rank": np.arange(1, len(order) + 1),
+                "feature": self.selected_names_,
+                "index": self.selected_,
+                "weight": self.beta_[self.selected_],
+                "rank": np.arange(1, len(self.selected_) + 1),
             }
         )
 
 
-def _sizes(samples) -> tuple[int, int]:
-    return samples.X.shape[0], samples.Y.shape[0]
+def _support(beta_relax: np.ndarray, sparse: bool, size) -> np.ndarray:
+    d = beta_relax.shape[0]
+    if not sparse:
+        return np.ones(d, dtype=bool)
+    if size is not None:
+        return _top(beta_relax, size)
+    magnitude = np.abs(beta_relax)
+    return magnitude > _SUPPORT_TOLERANCE * magnitude.max()
+
+
+def _top(beta: np.ndarray, size: int) -> np.ndarray:
+    """The ``size`` largest |weights| of beta, as a mask."""
+    support = np.zeros(beta.shape[0], dtype=bool)
+    support[np.argsort(-np.abs(beta), kind="stable")[:size]] = True
+    return support
 
 
 def _random_start(support: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -379,4 +489,3 @@ def _best_tightening(X, Y, starts, divergence, support, max_iter, bar) -> Tighte
             best = result
         bar.advance()
     return best
-

@@ -18,6 +18,7 @@ run.
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 from dataclasses import dataclass
 
@@ -28,10 +29,25 @@ from sklearn.base import clone
 
 from .._errors import InputError, InputTypeError, ParameterError, ShapeMismatchError
 from .._progress import progress_bar
-from .._validation import check_matrix, check_positive_int, check_random_state
+from .._validation import (
+    BOOLEAN,
+    N_JOBS,
+    RANDOM_STATE,
+    Interval,
+    Options,
+    check_matrix,
+    check_parameter,
+    check_random_state,
+)
+from ._duration import quiet_fits
 from ._samples import match_columns
 
-__all__ = ["PermutationTestResult", "permutation_test"]
+__all__ = ["PermutationTestResult", "permutation_test", "MAX_PERMUTATIONS"]
+
+#: The most permutations a test draws (a p-value resolution of one in a million).
+MAX_PERMUTATIONS = 1_000_000
+_BLOCK = 1024  # permutations drawn at a time
+_BLOCK_ELEMENTS = 1 << 24  # at most this many row indices in memory per block (64 MiB of int32)
 
 _MIN_ROWS = 2
 _TIE_TOLERANCE = 1e-12  # relative: permuted statistics this close to the observed one count as ties
@@ -78,24 +94,6 @@ def _check_estimator(estimator) -> bool:
         f"estimator must be an estimator with fit(X, Y) that sets divergence_ (such as PDA()) or a "
         f"callable statistic(X, Y) returning a number, got {estimator!r}."
     )
-
-
-def _check_n_jobs(n_jobs):
-    """None, a positive int, -1 or "dask"."""
-    if n_jobs is None:
-        return 1
-    if isinstance(n_jobs, str):
-        if n_jobs.lower() == "dask":
-            return "dask"
-        raise ParameterError(
-            f"n_jobs must be None, a positive integer, -1 or 'dask', got {n_jobs!r}. "
-            "Use 'dask' to run on the current dask.distributed Client."
-        )
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or not (n_jobs >= 1 or n_jobs == -1):
-        raise ParameterError(
-            f"n_jobs must be None, a positive integer, -1 (every core) or 'dask', got {n_jobs!r}."
-        )
-    return int(n_jobs)
 
 
 def _check_frame(frame: pd.DataFrame, name: str) -> pd.DataFrame:
@@ -167,21 +165,26 @@ def _rows(pooled, index):
     return pooled[index]
 
 
-def _statistic(estimator, is_estimator: bool, pooled, index: np.ndarray, n: int) -> float:
-    """The statistic with the rows index[:n] as X and index[n:] as Y."""
+def _statistic(estimator, is_estimator: bool, pooled, index: np.ndarray, n: int, quiet: bool = False) -> float:
+    """The statistic with the rows index[:n] as X and index[n:] as Y.
+
+    ``quiet``: a permutation's refit, inside :func:`quiet_fits` (set here, in
+    the process and thread that fits, wherever the permutations run).
+    """
     X, Y = _rows(pooled, index[:n]), _rows(pooled, index[n:])
-    if is_estimator:
-        fitted = clone(estimator, safe=False)
-        fitted.fit(X, Y)
-        try:
-            value = fitted.divergence_
-        except AttributeError:
-            raise ParameterError(
-                f"{type(estimator).__name__} has no attribute divergence_ after fit; permutation_test needs an "
-                "estimator whose fit(X, Y) sets divergence_ (such as PDA), or a callable statistic(X, Y)."
-            ) from None
-    else:
-        value = estimator(X, Y)
+    with quiet_fits() if quiet else contextlib.nullcontext():
+        if is_estimator:
+            fitted = clone(estimator, safe=False)
+            fitted.fit(X, Y)
+            try:
+                value = fitted.divergence_
+            except AttributeError:
+                raise ParameterError(
+                    f"{type(estimator).__name__} has no attribute divergence_ after fit; permutation_test needs "
+                    "an estimator whose fit(X, Y) sets divergence_ (such as PDA), or a callable statistic(X, Y)."
+                ) from None
+        else:
+            value = estimator(X, Y)
     array = np.asarray(value)
     if array.ndim != 0 or array.dtype.kind not in "biuf":
         raise ParameterError(f"the statistic must be a real number, got {value!r}.")
@@ -190,34 +193,53 @@ def _statistic(estimator, is_estimator: bool, pooled, index: np.ndarray, n: int)
 
 def _statistic_at(index: np.ndarray, estimator, is_estimator: bool, pooled, n: int) -> float:
     """:func:`_statistic` with the permutation first, as ``client.map`` passes it."""
-    return _statistic(estimator, is_estimator, pooled, index, n)
+    return _statistic(estimator, is_estimator, pooled, index, n, quiet=True)
 
 
 # -- where the permutations run -------------------------------------------------------------------
-def _sequential(estimator, is_estimator, pooled, n, permutations, bar):
-    values = np.empty(len(permutations))
-    for k, index in enumerate(permutations):
-        values[k] = _statistic(estimator, is_estimator, pooled, index, n)
+def _draw(rng: np.random.Generator, n_total: int, n_permutations: int):
+    """The permutations, one after the other from ``rng``, in blocks of at most :data:`_BLOCK` rows.
+
+    Each block is an array of shape (rows, n_total); the blocks together are
+    the same draws, in the same order, as ``rng.permutation(n_total)`` called
+    n_permutations times, so the result does not depend on the block size.
+    """
+    dtype = np.int32 if n_total <= np.iinfo(np.int32).max else np.int64
+    rows = max(1, min(_BLOCK, _BLOCK_ELEMENTS // max(n_total, 1)))
+    for start in range(0, n_permutations, rows):
+        block = np.empty((min(rows, n_permutations - start), n_total), dtype=dtype)
+        for k in range(block.shape[0]):
+            block[k] = rng.permutation(n_total)
+        yield block
+
+
+def _each(blocks):
+    for block in blocks:
+        yield from block
+
+
+def _sequential(estimator, is_estimator, pooled, n, blocks, values, bar):
+    for k, index in enumerate(_each(blocks)):
+        values[k] = _statistic(estimator, is_estimator, pooled, index, n, quiet=True)
         bar.advance()
-    return values
 
 
-def _joblib(estimator, is_estimator, pooled, n, permutations, bar, n_jobs):
+def _joblib(estimator, is_estimator, pooled, n, blocks, values, bar, n_jobs):
     import inspect
 
     from sklearn.utils.parallel import Parallel, delayed
 
     streaming = "return_as" in inspect.signature(Parallel).parameters  # joblib >= 1.3
     parallel = Parallel(n_jobs=n_jobs, **({"return_as": "generator"} if streaming else {}))
-    values = np.empty(len(permutations))
-    results = parallel(delayed(_statistic)(estimator, is_estimator, pooled, index, n) for index in permutations)
+    # the generator of permutations is consumed as tasks are dispatched (a few per worker ahead)
+    tasks = (delayed(_statistic)(estimator, is_estimator, pooled, index, n, quiet=True) for index in _each(blocks))
+    results = parallel(tasks)
     for k, value in enumerate(results):  # in order, as they arrive
         values[k] = value
         bar.advance()
-    return values
 
 
-def _dask(estimator, is_estimator, pooled, n, permutations, bar):
+def _dask(estimator, is_estimator, pooled, n, blocks, values, bar):
     try:
         from distributed import as_completed, get_client
     except ImportError:
@@ -234,24 +256,28 @@ def _dask(estimator, is_estimator, pooled, n, permutations, bar):
             "the local cores."
         ) from None
     [data] = client.scatter([pooled], hash=False)
-    futures = client.map(
-        _statistic_at,
-        list(permutations),
-        estimator=estimator,
-        is_estimator=is_estimator,
-        pooled=data,
-        n=n,
-        pure=False,
-        key="paucity-permutation",
-    )
+    done = 0
     try:
-        for _ in as_completed(futures):
-            bar.advance()
-        values = np.asarray(client.gather(futures), dtype=np.float64)  # in the order drawn
+        for block in blocks:  # one block of tasks at a time: the scheduler never holds them all
+            futures = client.map(
+                _statistic_at,
+                list(block),
+                estimator=estimator,
+                is_estimator=is_estimator,
+                pooled=data,
+                n=n,
+                pure=False,
+                key=f"paucity-permutation-{done}",
+            )
+            try:
+                for _ in as_completed(futures):
+                    bar.advance()
+                values[done : done + len(futures)] = np.asarray(client.gather(futures), dtype=np.float64)
+            finally:
+                client.cancel(futures)
+            done += len(futures)
     finally:
-        client.cancel(futures)
         client.cancel([data])
-    return values
 
 
 # -- the test -------------------------------------------------------------------------------------
@@ -285,8 +311,8 @@ def permutation_test(
         returning a real number. Larger values must mean more different. An
         object with a ``fit`` method is treated as an estimator.
     n_permutations : int, default=200
-        B, the number of random splits. The smallest p-value reachable is
-        ``1 / (B + 1)``.
+        B, the number of random splits, from 1 to 1,000,000. The smallest
+        p-value reachable is ``1 / (B + 1)``.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the permutations. For a reproducible test of a randomized
         estimator, also set the estimator's own ``random_state``.
@@ -337,10 +363,15 @@ def permutation_test(
     ties despite rounding.
 
     The observed statistic is computed the same way as the permuted ones, on
-    the identity permutation of the pooled data. All B permutations are drawn
-    in the calling process before any statistic is computed, which holds
-    B·(n + m) integers in memory. A NaN statistic raises InputError; an
-    infinite one is kept.
+    the identity permutation of the pooled data. The permutations are drawn
+    in the calling process, in order, in blocks of at most 1,024 (and at most
+    2²⁴ row indices) as the statistics are computed, so memory holds one
+    block and the B statistics, never all B permutations; the draws are those
+    of ``rng.permutation(n + m)`` called B times, whatever the block size and
+    wherever the statistics run. B is at most 1,000,000. A NaN statistic
+    raises InputError; an infinite one is kept. The refits inside the test
+    announce no duration and warn about no constant feature (the observed
+    fit did, once).
 
     Examples
     --------
@@ -361,8 +392,19 @@ def permutation_test(
     True
     """
     is_estimator = _check_estimator(estimator)
-    n_permutations = check_positive_int(n_permutations, "n_permutations")
-    n_jobs = _check_n_jobs(n_jobs)
+    n_permutations = check_parameter(
+        n_permutations, "n_permutations", [Interval(numbers.Integral, 1, None)], owner="permutation_test"
+    )
+    if n_permutations > MAX_PERMUTATIONS:
+        raise ParameterError(
+            f"permutation_test: n_permutations={n_permutations} is more than {MAX_PERMUTATIONS:,}: every "
+            "permutation refits the whole statistic, and beyond a million the p-value's resolution "
+            f"(1/(B + 1)) no longer changes any decision; pass at most {MAX_PERMUTATIONS:,} (200 to 10,000 is usual)."
+        )
+    n_jobs = check_parameter(n_jobs, "n_jobs", [N_JOBS, Options("dask")], owner="permutation_test")
+    n_jobs = 1 if n_jobs is None else n_jobs
+    check_parameter(random_state, "random_state", [RANDOM_STATE], owner="permutation_test")
+    check_parameter(progress, "progress", [BOOLEAN], owner="permutation_test")
     rng = check_random_state(random_state)
     X = _check_sample(X, "X")
     Y = _check_sample(Y, "Y")
@@ -376,19 +418,16 @@ def permutation_test(
             "the statistic is NaN on the observed samples, so no p-value can be computed; check the data "
             "(constant or duplicated features) and the estimator's settings."
         )
-    dtype = np.int32 if n_total <= np.iinfo(np.int32).max else np.int64
-    permutations = np.empty((n_permutations, n_total), dtype=dtype)
-    for k in range(n_permutations):
-        permutations[k] = rng.permutation(n_total)
-
+    blocks = _draw(rng, n_total, n_permutations)
+    null = np.empty(n_permutations)
     with progress_bar(n_permutations, "permutations", enabled=progress) as bar:
-        task = (estimator, is_estimator, pooled, n, permutations, bar)
+        task = (estimator, is_estimator, pooled, n, blocks, null, bar)
         if n_jobs == 1:
-            null = _sequential(*task)
+            _sequential(*task)
         elif n_jobs == "dask":
-            null = _dask(*task)
+            _dask(*task)
         else:
-            null = _joblib(*task, n_jobs=n_jobs)
+            _joblib(*task, n_jobs=n_jobs)
 
     if np.isnan(null).any():
         k = int(np.flatnonzero(np.isnan(null))[0])

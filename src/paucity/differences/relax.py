@@ -16,13 +16,14 @@ O(nmd + (n+m)d² + d³), not O(d³n²), and no d × d matrix is formed per pair.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._errors import ParameterError
-from .._validation import check_random_state
+from .._progress import progress_bar
+from .._validation import BOOLEAN, Interval, check_parameter, check_random_state
 from .projections import _project_with_rank, canonical_direction, pair_costs, soft_threshold, weighted_scatter
 
 __all__ = ["RelaxResult", "relax"]
@@ -78,6 +79,7 @@ def relax(
     burn_in: int = 50,
     batch_size: int | None = None,
     random_state=None,
+    progress: bool = False,
 ) -> RelaxResult:
     """Solve the dualized relaxation by projected subgradient ascent.
 
@@ -88,9 +90,10 @@ def relax(
         Validated, finite samples of the two conditions (centre the pooled
         data first: the costs are computed in expanded form).
     lam : float, default=0
-        λ of the ℓ₁ penalty on B (0: PDA's relaxation, no sparsity). An
-        off-diagonal entry of B survives when the matching-weighted scatter
-        of the pair differences (``∂B``, scaled to unit mass) exceeds λ there.
+        λ of the penalty −λ‖B‖₁ in the dual objective above (0: PDA's
+        relaxation, no sparsity). An off-diagonal entry of B survives when the
+        matching-weighted scatter of the pair differences (``∂B``, scaled to
+        unit mass) exceeds λ there.
     step_B : float, default=0.3
         γ: step t moves B by γ/√t along the normalized subgradient.
     step_dual : float, default=1.0
@@ -118,6 +121,8 @@ def relax(
         O(nm + d²). The objective is then estimated on the block.
     random_state : int, numpy.random.Generator or None
         Draws the row blocks.
+    progress : bool, default=False
+        Show a bar over the iterations.
 
     Returns
     -------
@@ -147,23 +152,33 @@ def relax(
     >>> int(np.argmax(np.abs(result.beta)))
     1
     """
+    check_parameter(max_iter, "max_iter", [Interval(numbers.Integral, 1, None)], owner="relax")
+    check_parameter(progress, "progress", [BOOLEAN], owner="relax")
+    with progress_bar(max_iter, "RELAX", progress) as bar:
+        return run_relax(X, Y, lam=lam, step_B=step_B, step_dual=step_dual, adaptive=adaptive,
+                         dual_steps=dual_steps, warm_start=warm_start, patience=patience, max_iter=max_iter,
+                         burn_in=burn_in, batch_size=batch_size, random_state=random_state, bar=bar)
+
+
+def run_relax(X, Y, *, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patience, max_iter, burn_in,
+              batch_size, random_state, bar) -> RelaxResult:
+    """:func:`relax` advancing ``bar`` (from :func:`paucity._progress.progress_bar`) once per iteration."""
+    owner = "relax"
+    lam = check_parameter(lam, "lam", [Interval(numbers.Real, 0, None)], owner=owner)
+    for name, value in (("step_B", step_B), ("step_dual", step_dual)):
+        check_parameter(value, name, [Interval(numbers.Real, 0, None, closed="neither")], owner=owner)
+    for name, value, minimum in (("dual_steps", dual_steps, 1), ("warm_start", warm_start, 0),
+                                 ("patience", patience, 1), ("max_iter", max_iter, 1), ("burn_in", burn_in, 0)):
+        check_parameter(value, name, [Interval(numbers.Integral, minimum, None)], owner=owner)
     with threadpool_limits(1):  # two BLAS threads on two busy cores ran several times slower than one
-        return _relax(X, Y, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patience, max_iter,
-                      burn_in, batch_size, random_state)
+        return _relax(X, Y, float(lam), step_B, step_dual, adaptive, dual_steps, warm_start, patience, max_iter,
+                      burn_in, batch_size, random_state, bar)
 
 
 def _relax(X, Y, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patience, max_iter, burn_in,
-           batch_size, random_state) -> RelaxResult:
+           batch_size, random_state, bar) -> RelaxResult:
     X = np.asarray(X, dtype=np.float64)
     Y = np.asarray(Y, dtype=np.float64)
-    if lam < 0 or not np.isfinite(lam):
-        raise ParameterError(f"lam must be a non-negative number, got {lam!r}.")
-    for name, value in (("step_B", step_B), ("step_dual", step_dual)):
-        if not (np.isfinite(value) and value > 0):
-            raise ParameterError(f"{name} must be a positive number, got {value!r}.")
-    for name, value, minimum in (("dual_steps", dual_steps, 1), ("warm_start", warm_start, 0)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-            raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}.")
     n, d = X.shape
     m = Y.shape[0]
     if batch_size is not None and (batch_size >= n and batch_size >= m):
@@ -182,6 +197,7 @@ def _relax(X, Y, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patie
     rank = 1  # of B, a hint for the next projection
     scale_pairs = 1.0
     for iteration in range(1, max_iter + 1):
+        bar.advance()
         if batch_size is not None:
             rows = np.sort(rng.choice(n, size=min(batch_size, n), replace=False))
             columns = np.sort(rng.choice(m, size=min(batch_size, m), replace=False))
@@ -231,6 +247,7 @@ def _relax(X, Y, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patie
         B, rank = _project_with_rank(B + step * grad_B / norm, rank)
         if lam > 0:
             B = soft_threshold(B, lam * step / norm)
+    bar.advance(max_iter - iteration)  # stopped early: the bar's RELAX part is done
     best_value, best_B, best_iteration = best
     values, vectors = np.linalg.eigh((best_B + best_B.T) / 2)
     top = int(np.argmax(np.abs(values)))

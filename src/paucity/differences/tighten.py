@@ -10,11 +10,13 @@ Wasserstein divergence ``J(β) = min_M βᵀ W_M β`` and its subgradient is
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._errors import InputError, ParameterError
+from .._errors import InputError
+from .._validation import Interval, check_parameter
 from .divergences import Divergence, Wasserstein, _check_pair, _project
 from .projections import canonical_direction
 
@@ -110,8 +112,9 @@ def tighten(
             mask[support.astype(np.int64)] = True
     if not mask.any():
         raise InputError("support is empty; give at least one feature.")
-    if not (np.isfinite(step) and step > 0):
-        raise ParameterError(f"step must be a positive number, got {step!r}.")
+    check_parameter(step, "step", [Interval(numbers.Real, 0, None, closed="neither")], owner="tighten")
+    check_parameter(patience, "patience", [Interval(numbers.Integral, 1, None)], owner="tighten")
+    check_parameter(max_iter, "max_iter", [Interval(numbers.Integral, 1, None)], owner="tighten")
     beta = np.where(mask, beta, 0.0)
     if not np.any(beta):
         beta = mask / np.sqrt(mask.sum())
