@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from ._failures import OneLineUsageCommand
+from .. import __version__
+from ._command import PaucityCommand
+from ._options import set_quiet
 from .demo import demo
 from .differences import differences
 from .markers import markers
@@ -18,13 +20,35 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.command("markers")(markers)
-app.command("markers-benchmark")(markers_benchmark)
-app.command("rank")(rank)
-app.command("rank-evaluate")(rank_evaluate)
-app.command("differences", cls=OneLineUsageCommand)(differences)
-app.command("multiselect", cls=OneLineUsageCommand)(multiselect)
-app.command("demo")(demo)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        print(f"paucity {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _group(
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars and no summaries; errors and warnings only."),
+    version: bool = typer.Option(
+        False, "--version", callback=_show_version, is_eager=True, help="Print paucity's version and exit."
+    ),
+) -> None:
+    """paucity: learning when data is scarce, noisy or costly to collect."""
+    set_quiet(quiet)
+
+
+for _name, _function in (
+    ("markers", markers),
+    ("markers-benchmark", markers_benchmark),
+    ("rank", rank),
+    ("rank-evaluate", rank_evaluate),
+    ("differences", differences),
+    ("multiselect", multiselect),
+    ("demo", demo),
+):
+    app.command(_name, cls=PaucityCommand)(_function)
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ._failures import one_line_errors
+from ._command import one_line_errors
 
 
 def demo(

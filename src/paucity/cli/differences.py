@@ -11,7 +11,7 @@ from typing import Any, List, Optional, Tuple
 import typer
 
 from .._errors import InputError, ParameterError, ShapeMismatchError
-from ._failures import one_line_errors
+from ._command import one_line_errors
 
 __all__ = ["differences"]
 

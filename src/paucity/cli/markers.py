@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from .._errors import ParameterError
-from ._failures import one_line_errors
+from ._command import one_line_errors
 
 
 def markers(

@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 
 from .._errors import ParameterError
-from ._failures import one_line_errors
+from ._command import one_line_errors
 
 _DEFAULT_METHODS_HELP = (
     "Comma-separated methods (default: mim,jmi,cife,mim-binary,jmi-binary,cife-binary,mrmr,"

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from .._errors import InputError, ParameterError
-from ._failures import one_line_errors
+from ._command import one_line_errors
 
 __all__ = ["multiselect"]
 

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from .._errors import InputError, ParameterError
-from ._failures import one_line_errors
+from ._command import one_line_errors
 
 _COMPARISONS_HELP = "A .csv/.tsv/.txt/.parquet table with one comparison per row."
 

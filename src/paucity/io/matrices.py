@@ -1,26 +1,17 @@
-"""Reading count matrices from files, and writing outputs atomically.
+"""Reading count matrices from files into AnnData, and writing h5ad atomically.
 
-:func:`read` turns the files single-cell and crowdsourcing users hold (h5ad,
-csv/tsv/txt tables, 10x folders, Matrix Market files, parquet) into an
+:func:`read` turns the files single-cell users hold (h5ad, csv/tsv/txt
+tables, 10x folders, Matrix Market files, parquet) into an
 :class:`anndata.AnnData` with cells (samples) in rows, and optionally attaches
 a label per cell. Anything wrong with a file raises
 :class:`~paucity._errors.ReaderError` naming the file, never a library's own
 traceback.
-
-The writers (:func:`write_csv`, :func:`write_text`, :func:`write_h5ad`,
-:func:`write_figure`) write to a temporary file next to the target and rename
-it onto the target only once writing succeeded (:func:`atomic_path`), so a
-failed command leaves nothing behind and never half a file.
 """
 
 from __future__ import annotations
 
 import gzip
 import io
-import os
-import secrets
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import anndata
@@ -29,28 +20,16 @@ import pandas as pd
 import scipy.io
 import scipy.sparse as sp
 
-from ._errors import ParameterError, PaucityError, ReaderError, ShapeMismatchError
+from .._errors import ParameterError, ReaderError, ShapeMismatchError
+from .files import atomic_path
+from .formats import MISSING_MARKERS, SUPPORTED_FORMATS, check_unique_columns, existing_file, file_ending, reading, separator
 
-__all__ = ["SUPPORTED_FORMATS", "read", "read_frame", "atomic_path", "write_csv", "write_text", "write_h5ad", "write_figure"]
-
-SUPPORTED_FORMATS = (
-    ".h5ad",
-    ".csv",
-    ".csv.gz",
-    ".tsv",
-    ".tsv.gz",
-    ".txt",
-    ".txt.gz",
-    ".mtx",
-    ".mtx.gz",
-    ".parquet",
-)
-"""The file name endings :func:`read` accepts (besides 10x folders)."""
-
-_SEPARATORS = {".csv": ",", ".tsv": "\t", ".txt": r"\s+"}
+__all__ = ["read", "write_h5ad"]
 
 
-def read(path, *, labels=None, labels_column: str | None = None, transpose: bool = False) -> anndata.AnnData:
+def read(
+    path, *, labels=None, labels_column: str | None = None, labels_header: bool | None = None, transpose: bool = False
+) -> anndata.AnnData:
     """Read a matrix file into an AnnData with cells in rows.
 
     Parameters
@@ -65,7 +44,10 @@ def read(path, *, labels=None, labels_column: str | None = None, transpose: bool
         - ``.parquet``: like a table; cell names come from the stored index or,
           when there is none, from the first column if it is not numeric;
         - ``.mtx`` or ``.mtx.gz``: a Matrix Market file, read as stored (rows
-          are cells), sparse CSR ``float32``;
+          are cells; pass ``transpose=True`` for a genes x cells file), sparse
+          CSR ``float32``. A bare ``.mtx`` has no cell or gene names: cells
+          are named ``"0"``, ``"1"``, ... in row order, so its labels file
+          gives one label per row in that order;
         - a 10x folder holding ``matrix.mtx``, ``features.tsv`` (or
           ``genes.tsv``) and ``barcodes.tsv``, each optionally ``.gz``. Its
           genes x cells matrix is transposed to cells x genes and kept sparse
@@ -77,11 +59,18 @@ def read(path, *, labels=None, labels_column: str | None = None, transpose: bool
         With two or more columns, the first names the cell and the labels are
         matched by name (cells not listed get a missing label); with one
         column, the labels are taken in row order and there must be one per
-        cell. A header row is recognised and skipped.
+        cell. Identifiers and labels are read as text, as written.
     labels_column : str, optional
         The column of ``labels`` to use (the file must then have a header).
         Also the ``adata.obs`` column the labels are stored in; ``"label"``
         when not given.
+    labels_header : bool, optional
+        Whether the first row of ``labels`` is a header. When not given
+        (None) the rule is: with ``labels_column``, yes; with two or more
+        columns, yes exactly when the first field of the first row is not a
+        cell name; with one column, yes when the file has one row more than
+        there are cells, no when it has as many rows as cells, and any other
+        count is an error that states both counts.
     transpose : bool
         Transpose after reading, for files that store features in rows (a
         bare genes x cells ``.mtx``, a genes x cells table).
@@ -120,7 +109,7 @@ def read(path, *, labels=None, labels_column: str | None = None, transpose: bool
     if path.is_dir():
         adata = _read_10x(path)
     else:
-        ending = _ending(_existing_file(path), SUPPORTED_FORMATS, also=" or a 10x folder")
+        ending = file_ending(existing_file(path), SUPPORTED_FORMATS, also=" or a 10x folder")
         adata = _READERS.get(ending, _read_table)(path)
     if transpose:
         adata = adata.T
@@ -128,79 +117,8 @@ def read(path, *, labels=None, labels_column: str | None = None, transpose: bool
             adata.X = adata.X.tocsr()
     if labels is not None:
         key = labels_column or "label"
-        adata.obs[key] = _read_labels(Path(labels), labels_column, adata.obs_names, data_path=path)
+        adata.obs[key] = _read_labels(Path(labels), labels_column, labels_header, adata.obs_names, data_path=path)
     return adata
-
-
-@contextmanager
-def atomic_path(path) -> Iterator[Path]:
-    """Yield a temporary path that replaces ``path`` when the block succeeds.
-
-    The temporary file lies in the same directory as ``path`` (so the final
-    :func:`os.replace` is atomic) and ends with the same suffixes (so libraries
-    recognise the format). If the block raises, the temporary file is removed
-    and ``path`` is left as it was.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The file to write.
-
-    Yields
-    ------
-    pathlib.Path
-        Where to write; it does not exist yet.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "notes.txt"
-    >>> with atomic_path(target) as tmp:
-    ...     _ = tmp.write_text("done")
-    >>> target.read_text()
-    'done'
-    """
-    path = Path(path)
-    suffixes = "".join(path.suffixes)
-    tmp = path.with_name(f".{path.name.removesuffix(suffixes)}.{secrets.token_hex(4)}.tmp{suffixes}")
-    try:
-        yield tmp
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def write_csv(df: pd.DataFrame, path, **kwargs) -> None:
-    """Write a DataFrame with :meth:`pandas.DataFrame.to_csv`, atomically.
-
-    Keyword arguments go to ``to_csv``; a ``.gz`` path is compressed.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib, pandas as pd
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "scores.csv"
-    >>> write_csv(pd.DataFrame({"gene": ["CD3E"], "score": [0.5]}), target, index=False)
-    >>> print(target.read_text(), end="")
-    gene,score
-    CD3E,0.5
-    """
-    with atomic_path(path) as tmp:
-        df.to_csv(tmp, **kwargs)
-
-
-def write_text(text: str, path) -> None:
-    """Write a string as UTF-8, atomically.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "report.md"
-    >>> write_text("# Markers\\n", target)
-    >>> target.read_text()
-    '# Markers\\n'
-    """
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
 
 
 def write_h5ad(adata: anndata.AnnData, path) -> None:
@@ -218,112 +136,38 @@ def write_h5ad(adata: anndata.AnnData, path) -> None:
         adata.write_h5ad(tmp)
 
 
-def write_figure(fig, path, **kwargs) -> None:
-    """Save a matplotlib figure with :meth:`~matplotlib.figure.Figure.savefig`, atomically.
-
-    The format follows the suffix of ``path``; keyword arguments go to
-    ``savefig``.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib, matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import matplotlib.pyplot as plt
-    >>> fig, ax = plt.subplots()
-    >>> _ = ax.plot([0, 1], [1, 0])
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "curve.png"
-    >>> write_figure(fig, target, dpi=50)
-    >>> target.read_bytes()[:4]
-    b'\\x89PNG'
-    >>> plt.close(fig)
-    """
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, **kwargs)
-
-
-# --- files and formats -------------------------------------------------------
-
-
-def _table_endings() -> tuple[str, ...]:
-    return tuple(ext + gz for ext in _SEPARATORS for gz in ("", ".gz"))
-
-
-def _existing_file(path: Path) -> Path:
-    if not path.exists():
-        raise ReaderError(f"{path} does not exist. Check the path and the current directory ({Path.cwd()}).")
-    if path.stat().st_size == 0:
-        raise ReaderError(f"{path} is empty.")
-    return path
-
-
-def _ending(path: Path, endings: tuple[str, ...], *, also: str = "") -> str:
-    """The one of endings the file name ends with (case-insensitive)."""
-    name = path.name.lower()
-    for ending in sorted(endings, key=len, reverse=True):
-        if name.endswith(ending):
-            return ending
-    raise ReaderError(f"{path} has an unknown extension; expected {', '.join(endings)}{also}.")
-
-
-@contextmanager
-def _reading(path: Path, what: str):
-    """Turn a library's exception into a ReaderError naming the file."""
-    try:
-        yield
-    except PaucityError:
-        raise
-    except Exception as exc:
-        raise ReaderError(f"could not read {path} as {what}: {type(exc).__name__}: {exc}") from None
-
-
-def _separator(path: Path) -> str:
-    return _SEPARATORS[_ending(path, _table_endings()).removesuffix(".gz")]
-
-
-# --- readers -------------------------------------------------------------------
-
-
-def read_frame(path) -> pd.DataFrame:
-    """Read a long-format table (.csv/.tsv/.txt, optionally gzipped, or .parquet) into a DataFrame.
-
-    Columns keep their names; nothing is used as the index. Raises
-    :class:`~paucity._errors.ReaderError` naming the file when it cannot be read.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (folder / "games.csv").write_text("home,away,winner\\nA,B,A\\n")
-    >>> read_frame(folder / "games.csv").columns.tolist()
-    ['home', 'away', 'winner']
-    """
-    path = _existing_file(Path(path))
-    ending = _ending(path, _table_endings() + (".parquet",))
-    if ending == ".parquet":
-        with _reading(path, "a parquet file"):
-            frame = pd.read_parquet(path)
-    else:
-        with _reading(path, "a table"):
-            frame = pd.read_csv(path, sep=_SEPARATORS[ending.removesuffix(".gz")])
-    if frame.shape[0] == 0:
-        raise ReaderError(f"{path} has a header but no rows.")
-    return frame
-
-
-
 def _read_h5ad(path: Path) -> anndata.AnnData:
-    with _reading(path, "an h5ad file"):
+    with reading(path, "an h5ad file"):
         return anndata.read_h5ad(path)
 
 
 def _read_table(path: Path) -> anndata.AnnData:
-    with _reading(path, "a table"):
-        return _frame_to_anndata(pd.read_csv(path, sep=_separator(path), index_col=0), path)
+    sep = separator(path)
+    with reading(path, "a table"):
+        header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False)
+    names = [str(name) for name in header.iloc[0]]
+    check_unique_columns(names, path)
+    with reading(path, "a table"):
+        # everything as text first: cell names stay as written ("0001" is not the number 1, "NA" is a name)
+        frame = pd.read_csv(path, sep=sep, index_col=0, dtype=str, keep_default_na=False)
+        frame.index = frame.index.astype(str)
+        frame = frame.apply(_numbers_of_text_column)
+        return _frame_to_anndata(frame, path)
+
+
+def _numbers_of_text_column(column: pd.Series) -> pd.Series:
+    """A column read as text, as numbers (missing markers as NaN); as it was when some values are not numbers."""
+    values = column.mask(column.isin(MISSING_MARKERS))
+    try:
+        return pd.to_numeric(values)
+    except (TypeError, ValueError):
+        return column
 
 
 def _read_parquet(path: Path) -> anndata.AnnData:
-    with _reading(path, "a parquet file"):
+    with reading(path, "a parquet file"):
         df = pd.read_parquet(path)
+        check_unique_columns(list(df.columns), path)
         if isinstance(df.index, pd.RangeIndex) and len(df.columns) and not pd.api.types.is_numeric_dtype(df.iloc[:, 0]):
             df = df.set_index(df.columns[0])
         return _frame_to_anndata(df, path)
@@ -392,7 +236,7 @@ class _MatrixMarketStream(io.RawIOBase):
 
 def _read_mtx_matrix(path: Path) -> sp.csr_matrix:
     opener = gzip.open if path.name.lower().endswith(".gz") else open
-    with _reading(_existing_file(path), "a Matrix Market file"):
+    with reading(existing_file(path), "a Matrix Market file"):
         with opener(path, "rb") as raw, io.BufferedReader(_MatrixMarketStream(raw, path)) as stream:
             matrix = scipy.io.mmread(stream)
         if np.iscomplexobj(matrix):
@@ -443,34 +287,48 @@ def _find_in(folder: Path, *names: str) -> Path:
 
 def _read_names(path: Path) -> pd.DataFrame:
     """A headerless tab-separated file of names (10x features or barcodes), as strings."""
-    with _reading(_existing_file(path), "a tab-separated list of names"):
+    with reading(existing_file(path), "a tab-separated list of names"):
         return pd.read_csv(path, sep="\t", header=None, dtype=str, keep_default_na=False)
 
 
-def _read_labels(path: Path, column: str | None, cells: pd.Index, *, data_path: Path) -> pd.Categorical:
+def _read_labels(path: Path, column: str | None, header: bool | None, cells: pd.Index, *, data_path: Path) -> pd.Categorical:
     """One label per cell from a labels file, matched by cell name or taken in row order."""
-    with _reading(_existing_file(path), "a labels table"):
-        raw = pd.read_csv(path, sep=_separator(path), header=None, dtype=str)
+    with reading(existing_file(path), "a labels table"):
+        raw = pd.read_csv(path, sep=separator(path), header=None, dtype=str, keep_default_na=False)
+    raw = raw.mask(raw == "")  # an empty field is a missing label; "NA" is a label like any other
     by_name = raw.shape[1] > 1
-    if column is not None:
+    if header is not None:
+        has_header = bool(header)
+    elif column is not None:
         has_header = True
     elif by_name:
         has_header = raw.iloc[0, 0] not in cells
+    elif len(raw) == len(cells) + 1:
+        has_header = True
+    elif len(raw) == len(cells):
+        has_header = False
     else:
-        has_header = len(raw) == len(cells) + 1
-    header = [str(name) for name in raw.iloc[0]] if has_header else None
+        raise ShapeMismatchError(
+            f"{path} has {len(raw)} rows (one label per row, or a header and {len(raw) - 1} labels) but "
+            f"{data_path} has {len(cells)} cells. Give one label per cell in row order, or two columns (cell, "
+            "label) to match by name; if the matrix stores genes in rows, transpose it."
+        )
+    if column is not None and not has_header:
+        raise ParameterError(f"a labels column ({column!r}) was named but {path} is read without a header row.")
+    header_row = [str(name) for name in raw.iloc[0]] if has_header else None
     table = raw.iloc[1:] if has_header else raw
     if table.empty:
         raise ReaderError(f"{path} has a header but no labels.")
     if column is not None:
-        if column not in header:
+        if column not in header_row:
             raise ParameterError(
-                f"labels_column {column!r} is not a column of {path}; its columns are {', '.join(map(repr, header))}."
+                f"the labels column {column!r} is not a column of {path}; its columns are "
+                f"{', '.join(map(repr, header_row))}."
             )
-        position = header.index(column)
+        position = header_row.index(column)
     elif raw.shape[1] > 2:
         raise ParameterError(
-            f"{path} has {raw.shape[1]} columns; pass labels_column to say which holds the labels "
+            f"{path} has {raw.shape[1]} columns; name the column that holds the labels "
             "(the file then needs a header row)."
         )
     else:
@@ -480,7 +338,8 @@ def _read_labels(path: Path, column: str | None, cells: pd.Index, *, data_path: 
         if len(values) != len(cells):
             raise ShapeMismatchError(
                 f"{path} has {len(values)} labels but {data_path} has {len(cells)} cells; "
-                "give one label per cell in row order, or two columns (cell, label) to match by name."
+                "give one label per cell in row order, or two columns (cell, label) to match by name; "
+                "if the matrix stores genes in rows, transpose it."
             )
         return pd.Categorical(values)
     labels = pd.Series(values, index=table.iloc[:, 0].astype(str).to_numpy())

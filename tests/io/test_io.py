@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import importlib
 import functools
 import gzip
 import io as stdio
@@ -210,7 +211,7 @@ def test_labels_for_some_cells_leave_the_others_missing(tmp_path, table):
 
 def test_labels_count_mismatch(tmp_path, table):
     (tmp_path / "labels.csv").write_text("B\nT\nT\nB\nB\n")
-    with pytest.raises(ShapeMismatchError, match="has 5 labels but .* has 3 cells"):
+    with pytest.raises(ShapeMismatchError, match="has 5 rows .* but .* has 3 cells"):
         read(table, labels=tmp_path / "labels.csv")
 
 
@@ -234,7 +235,7 @@ def test_labels_column_missing(tmp_path, table):
 
 def test_labels_with_many_columns_need_labels_column(tmp_path, table):
     (tmp_path / "labels.csv").write_text("cell,a,b\nc1,B,x\n")
-    with pytest.raises(ParameterError, match="3 columns; pass labels_column"):
+    with pytest.raises(ParameterError, match="3 columns; name the column that holds the labels"):
         read(table, labels=tmp_path / "labels.csv")
 
 
@@ -434,8 +435,9 @@ def test_failing_writers_leave_nothing_behind(tmp_path, name, write, error):
     assert files_in(tmp_path) == ["keep.txt"]
 
 
-def test_docstring_examples():
-    result = doctest.testmod(paucity.io, optionflags=doctest.ELLIPSIS)
+@pytest.mark.parametrize("module", ["files", "tables", "matrices"])
+def test_docstring_examples(module):
+    result = doctest.testmod(importlib.import_module(f"paucity.io.{module}"), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
 
 
@@ -522,3 +524,128 @@ def test_fuzzed_comparison_tables_rank_or_raise_a_paucity_error(tmp_path, text):
         return
     assert len(table) == comparisons.n_items
     assert np.isclose(table["score"].sum(), 1.0)
+
+
+# --- identifiers as text, duplicate headers, output paths ----------------------------------------
+
+
+def test_identifier_columns_are_read_as_written(tmp_path):
+    path = tmp_path / "games.csv"
+    path.write_text("home,away,winner,score\n00024,24,00024,1.5\nNA,null,NA,NA\n3,00003,3,\n")
+    frame = read_frame(path, text_columns=["home", "away", "winner"])
+    assert frame["home"].tolist() == ["00024", "NA", "3"]
+    assert frame["away"].tolist() == ["24", "null", "00003"]
+    assert frame["score"].isna().tolist() == [False, True, True]  # other columns: pandas' missing markers
+    assert frame["score"].iloc[0] == 1.5
+
+
+def test_empty_identifier_is_missing(tmp_path):
+    path = tmp_path / "games.csv"
+    path.write_text("home,away\nA,\n")
+    frame = read_frame(path, text_columns=["home", "away"])
+    assert frame["away"].isna().tolist() == [True]
+
+
+@pytest.mark.parametrize("name", ["dup.csv", "dup.tsv"])
+def test_duplicate_column_names_are_refused(tmp_path, name):
+    sep = "\t" if name.endswith(".tsv") else ","
+    path = tmp_path / name
+    path.write_text(sep.join(["cell", "sepal_length_(cm)", "sepal_length_(cm)"]) + "\n" + sep.join(["c1", "1", "2"]) + "\n")
+    with pytest.raises(ReaderError, match="two columns named 'sepal_length_\\(cm\\)'"):
+        read_frame(path)
+    with pytest.raises(ReaderError, match="two columns named"):
+        read(path)
+
+
+def test_duplicate_parquet_columns_are_refused(tmp_path):
+    path = tmp_path / "dup.parquet"
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.Table.from_arrays([pa.array([1.0]), pa.array([2.0])], names=["a", "a"]), path)
+    with pytest.raises(ReaderError, match="dup.parquet"):  # refused by the parquet reader itself, naming the file
+        read_frame(path)
+
+
+def test_cell_names_are_text_and_match_their_labels(tmp_path):
+    (tmp_path / "m.csv").write_text("cell,g1,g2\n0000,1,2\n0001,3,4\nNA,5,6\n")
+    (tmp_path / "labels.csv").write_text("cell,type\n0001,B\n0000,T\nNA,T\n")
+    adata = read(tmp_path / "m.csv", labels=tmp_path / "labels.csv")
+    assert list(adata.obs_names) == ["0000", "0001", "NA"]
+    assert list(adata.obs["label"]) == ["T", "B", "T"]
+
+
+def test_label_named_na_is_a_label(tmp_path, table):
+    (tmp_path / "labels.csv").write_text("NA\nT\nNA\n")
+    adata = read(table, labels=tmp_path / "labels.csv", labels_header=False)
+    assert list(adata.obs["label"]) == ["NA", "T", "NA"]
+
+
+def test_labels_header_is_explicit_when_asked(tmp_path, table):
+    (tmp_path / "labels.csv").write_text("type\nB\nT\n")
+    with pytest.raises(ShapeMismatchError, match="has 2 labels but .* has 3 cells"):
+        read(table, labels=tmp_path / "labels.csv", labels_header=True)
+    (tmp_path / "labels.csv").write_text("B\nT\nT\n")
+    adata = read(table, labels=tmp_path / "labels.csv", labels_header=False)
+    assert list(adata.obs["label"]) == ["B", "T", "T"]
+    # the rule without a flag: one row more than cells is a header, as many rows as cells is none
+    (tmp_path / "labels.csv").write_text("type\nB\nT\nT\n")
+    assert list(read(table, labels=tmp_path / "labels.csv").obs["label"]) == ["B", "T", "T"]
+
+
+def test_check_output_path(tmp_path):
+    from paucity.io import check_output_path
+
+    assert check_output_path(tmp_path / "out.json", option="--out") == tmp_path / "out.json"
+    with pytest.raises(ParameterError, match="--out .* is a folder"):
+        check_output_path(tmp_path, option="--out")
+    with pytest.raises(ParameterError, match="--out .* is a folder"):
+        check_output_path(str(tmp_path / "new") + "/", option="--out")
+    with pytest.raises(ParameterError, match="the folder of --out .* does not exist"):
+        check_output_path(tmp_path / "missing" / "out.json", option="--out")
+    with pytest.raises(ParameterError, match="must end with .json"):
+        check_output_path(tmp_path / "out.csv", option="--out", suffixes=(".json",))
+
+
+def test_check_output_path_unwritable_folder(tmp_path):
+    import os
+
+    from paucity.io import check_output_path
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        if os.access(locked, os.W_OK):  # root writes anywhere: nothing to refuse
+            pytest.skip("this user may write in a read-only folder")
+        with pytest.raises(ParameterError, match="cannot be written"):
+            check_output_path(locked / "out.json", option="--out")
+    finally:
+        locked.chmod(0o700)
+
+
+def test_reading_a_table_imports_neither_anndata_nor_dask(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "t.csv").write_text("a,b\nx,y\n")
+    code = (
+        "import sys; from paucity.io import read_frame, write_csv, check_output_path; "
+        f"read_frame({str(tmp_path / 't.csv')!r}, text_columns=['a']); "
+        "bad = [m for m in ('anndata', 'dask') if m in sys.modules]; assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(alphabet="ab0N A,\t\n\"-.", max_size=80))
+def test_fuzzed_tables_with_text_columns_read_or_raise_a_paucity_error(tmp_path, text):
+    path = tmp_path / "t.csv"
+    path.write_text("i,j,w\n" + text)
+    try:
+        frame = read_frame(path, text_columns=["i", "j"])
+    except PaucityError:
+        return
+    for name in ("i", "j"):
+        if name in frame:
+            assert all(isinstance(v, str) or pd.isna(v) for v in frame[name])

@@ -1,0 +1,97 @@
+"""How a command runs and fails: one line on stderr, a non-zero exit, nothing written.
+
+Every ``paucity`` command is a :class:`PaucityCommand`:
+
+- a usage error (a missing or malformed option) is one line on stderr and
+  exit code 2;
+- an old spelling of a renamed option (:data:`~paucity.cli._options.DEPRECATED_OPTIONS`)
+  is rewritten to the new one, with a warning on stderr;
+- Ctrl-C prints ``interrupted`` and exits with 130.
+
+Inside a command, :func:`one_line_errors` turns paucity's errors into the
+same one-line form with exit code 2.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+
+import typer
+from typer.core import TyperCommand
+
+from .._errors import PaucityError
+from ._options import DEPRECATED_OPTIONS
+
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+@contextlib.contextmanager
+def one_line_errors():
+    """Turn paucity's errors (and unreadable paths) into a one-line message and exit code 2."""
+    try:
+        yield
+    except (PaucityError, OSError, ImportError) as exc:
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"error: {message}", file=sys.stderr)
+        raise typer.Exit(code=EXIT_BAD_INPUT) from None
+
+
+def rewrite_deprecated(args: list[str], renamed: dict[str, str]) -> list[str]:
+    """Replace old option spellings (keys of ``renamed``) by the new ones, warning on stderr for each.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stderr(io.StringIO()) as err:
+    ...     rewrite_deprecated(["in.csv", "--seed=3", "--k", "5"], {"--seed": "--random-state", "--k": "--n-features"})
+    ['in.csv', '--random-state=3', '--n-features', '5']
+    >>> print(err.getvalue(), end="")
+    warning: --seed is deprecated and will be removed; use --random-state.
+    warning: --k is deprecated and will be removed; use --n-features.
+    """
+    if not renamed:
+        return args
+    out = []
+    for arg in args:
+        if arg == "--":
+            out.extend(args[len(out):])
+            break
+        name, equals, value = arg.partition("=")
+        if name in renamed:
+            new = renamed[name]
+            print(f"warning: {name} is deprecated and will be removed; use {new}.", file=sys.stderr)
+            arg = new + equals + value
+        out.append(arg)
+    return out
+
+
+class PaucityCommand(TyperCommand):
+    """A command with one-line usage errors, deprecated spellings rewritten, and a clean Ctrl-C."""
+
+    def parse_args(self, ctx, args: list[str]) -> list[str]:
+        with _one_line_usage(self.name):
+            return super().parse_args(ctx, rewrite_deprecated(list(args), DEPRECATED_OPTIONS.get(self.name or "", {})))
+
+    def invoke(self, ctx):
+        try:
+            with _one_line_usage(self.name):  # values are converted to their types here
+                return super().invoke(ctx)
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+            raise typer.Exit(code=EXIT_INTERRUPTED) from None
+
+
+# typer raises click's UsageError, or its own copy of click's where it ships one
+_USAGE_ERROR = next(kind for kind in typer.BadParameter.__mro__ if kind.__name__ == "UsageError")
+
+
+@contextlib.contextmanager
+def _one_line_usage(command: str | None):
+    try:
+        yield
+    except _USAGE_ERROR as error:
+        message = " ".join(error.format_message().split())
+        print(f"error: {message} (see paucity {command} --help)", file=sys.stderr)
+        raise typer.Exit(code=EXIT_BAD_INPUT) from None

@@ -1,0 +1,56 @@
+"""Reading the files users hold, and writing outputs atomically.
+
+- :func:`read_frame` (:mod:`paucity.io.tables`): long-format tables
+  (comparisons, judgments, labels) into pandas, identifiers as text; imports
+  neither AnnData nor Dask.
+- :func:`read` and :func:`write_h5ad` (:mod:`paucity.io.matrices`): count
+  matrices (h5ad, csv/tsv/txt, 10x folders, Matrix Market, parquet) into
+  :class:`anndata.AnnData`; the only part that imports anndata.
+- :func:`atomic_path`, :func:`write_csv`, :func:`write_text`,
+  :func:`write_figure`, :func:`check_output_path` (:mod:`paucity.io.files`):
+  writes that leave nothing behind when they fail, and a check of an output
+  path before any work.
+
+The names are loaded on first use, so ``from paucity.io import read_frame``
+does not import anndata.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+__all__ = [
+    "SUPPORTED_FORMATS",
+    "read",
+    "read_frame",
+    "atomic_path",
+    "check_output_path",
+    "write_csv",
+    "write_text",
+    "write_h5ad",
+    "write_figure",
+]
+
+_HOME = {
+    "SUPPORTED_FORMATS": "formats",
+    "read": "matrices",
+    "write_h5ad": "matrices",
+    "read_frame": "tables",
+    "atomic_path": "files",
+    "check_output_path": "files",
+    "write_csv": "files",
+    "write_text": "files",
+    "write_figure": "files",
+}
+
+
+def __getattr__(name: str):
+    if name in _HOME:
+        value = getattr(import_module(f"{__name__}.{_HOME[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
