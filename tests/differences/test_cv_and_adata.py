@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from paucity._errors import InputError, NotFittedError, ParameterError
-from paucity.differences import PDA, PDACV, compare, lambda_grid, marginal_normalize
+from paucity.differences import PDA, PDACV, analyze, compare, lambda_grid, marginal_normalize
 
 
 def two_feature_change(n=160, d=8, seed=0):
@@ -90,34 +90,82 @@ def cells(seed=0):
     return anndata.AnnData(X, obs=obs, var=var)
 
 
-def test_compare_stores_results_and_returns_a_tidy_table():
+def uns_table(adata, key):
+    return pd.DataFrame({name: values for name, values in adata.uns[key].items() if name != "params"})
+
+
+def test_compare_writes_the_table_and_the_weights_into_adata():
     adata = cells()
-    table = compare(adata, "kind", "a", "b", k=1, key_added="diff")
-    assert table.columns.tolist() == ["gene", "weight", "rank", "mean_a", "mean_b"]
-    assert table["gene"].tolist() == ["gene3"]
+    assert compare(adata, "kind", "a", "b", n_features=1, key_added="diff") is None
     stored = adata.uns["diff"]
-    assert stored["genes"] == ["gene3"] and stored["groups"] == ["a", "b"]
-    assert stored["params"]["k"] == 1 and stored["params"]["groupby"] == "kind"
+    table = uns_table(adata, "diff")
+    assert table.columns.tolist() == ["names", "indices", "weights", "ranks", "means_x", "means_y"]
+    assert stored["names"].tolist() == ["gene3"] and stored["indices"].tolist() == [3]
+    assert stored["ranks"].tolist() == [1] and stored["weights"].tolist() == [1.0]
+    assert stored["means_x"][0] == pytest.approx(adata.X[:45, 3].mean())
+    assert stored["means_y"][0] == pytest.approx(adata.X[45:, 3].mean())
+    params = stored["params"]
+    assert params["groups"] == ["a", "b"] and params["groupby"] == "kind" and params["n_features"] == 1
+    assert params["method"] == "SPARDA" and params["cv"] is False and params["use_raw"] is False
+    assert "lam" not in params and "layer" not in params and "pvalue" not in params
     assert adata.var["diff_weight"].tolist() == [0.0, 0.0, 0.0, 1.0, 0.0]
-    assert table["mean_a"].iloc[0] == pytest.approx(adata.X[:45, 3].mean())
-    direct = PDA(sparsity="l1", k=1, random_state=0).fit(adata.X[:45], adata.X[45:])
-    np.testing.assert_allclose(stored["beta"], direct.beta_)
+    direct = PDA(sparsity="l1", n_features=1, random_state=0).fit(adata.X[:45], adata.X[45:])
+    assert params["statistic"] == pytest.approx(direct.divergence_)
+    assert analyze(adata.X[:45], adata.X[45:], n_features=1, random_state=0).to_frame()["weights"].tolist() == [1.0]
+
+
+def test_compare_with_copy_leaves_the_input_untouched():
+    adata = cells()
+    new = compare(adata, "kind", "a", "b", n_features=1, copy=True)
+    assert new is not adata and "paucity_differences" in new.uns and "paucity_differences_weight" in new.var
+    assert "paucity_differences" not in adata.uns and "paucity_differences_weight" not in adata.var
+
+
+def test_compare_results_survive_an_h5ad_round_trip(tmp_path):
+    adata = cells()
+    compare(adata, "kind", "a", "b", n_features=2, n_permutations=4, max_iter=60)
+    adata.write_h5ad(tmp_path / "cells.h5ad")
+    back = anndata.read_h5ad(tmp_path / "cells.h5ad")
+    pd.testing.assert_frame_equal(uns_table(back, "paucity_differences"), uns_table(adata, "paucity_differences"),
+                                  check_dtype=False, check_like=True)
+    assert back.uns["paucity_differences"]["params"]["pvalue"] == adata.uns["paucity_differences"]["params"]["pvalue"]
+    assert back.uns["paucity_differences"]["params"]["n_permutations"] == 4
+
+
+def test_compare_k_is_the_deprecated_name_of_n_features():
+    adata = cells()
+    with pytest.warns(FutureWarning, match=r"compare\(k=...\) is deprecated.*use n_features="):
+        compare(adata, "kind", "a", "b", k=1, key_added="old")
+    compare(adata, "kind", "a", "b", n_features=1, key_added="new")
+    assert adata.uns["old"]["names"].tolist() == adata.uns["new"]["names"].tolist() == ["gene3"]
 
 
 def test_compare_reads_layers_raw_and_normalizes_marginally():
     adata = cells()
     adata.layers["doubled"] = adata.X * 2.0
-    table = compare(adata, "kind", "a", "b", layer="doubled", k=1)
-    assert table["gene"].tolist() == ["gene3"]
+    compare(adata, "kind", "a", "b", layer="doubled", n_features=1)
+    assert adata.uns["paucity_differences"]["names"].tolist() == ["gene3"]
+    assert adata.uns["paucity_differences"]["params"]["layer"] == "doubled"
     # within each group every gene has mean 0 and variance 1: a pure scale change disappears
-    normalized = compare(adata, "kind", "a", "b", marginal_normalize=True, random_state=0)
-    assert adata.uns["pda"]["params"]["marginal_normalize"] is True
-    assert adata.uns["pda"]["divergence"] < 0.5
-    assert len(normalized) >= 1
+    compare(adata, "kind", "a", "b", marginal_normalize=True, random_state=0)
+    assert adata.uns["paucity_differences"]["params"]["marginal_normalize"] is True
+    assert adata.uns["paucity_differences"]["params"]["statistic"] < 0.5
+    assert len(adata.uns["paucity_differences"]["names"]) >= 1
     raw = cells()
     raw.raw = raw.copy()
     raw.X = np.zeros_like(raw.X) + np.arange(5)
-    assert compare(raw, "kind", "a", "b", k=1)["gene"].tolist() == ["gene3"]  # use_raw=None reads .raw
+    compare(raw, "kind", "a", "b", n_features=1)  # use_raw=None reads .raw
+    assert raw.uns["paucity_differences"]["names"].tolist() == ["gene3"]
+    assert raw.uns["paucity_differences"]["params"]["use_raw"] is True
+    assert raw.var["paucity_differences_weight"].tolist() == [0.0, 0.0, 0.0, 1.0, 0.0]
+
+
+def test_compare_weights_of_raw_genes_are_matched_by_name():
+    adata = cells()
+    adata.raw = adata.copy()
+    adata = adata[:, ["gene4", "gene3", "gene0"]].copy()  # fewer genes in .X than in .raw, another order
+    compare(adata, "kind", "a", "b", n_features=1)
+    assert adata.var["paucity_differences_weight"].tolist() == [0.0, 1.0, 0.0]
 
 
 def test_compare_errors():
@@ -126,12 +174,18 @@ def test_compare_errors():
         compare(adata, "missing", "a", "b")
     with pytest.raises(InputError, match="group 'c' has no cells"):
         compare(adata, "kind", "a", "c")
-    with pytest.raises(ParameterError, match="same group"):
+    with pytest.raises(ParameterError, match="group1 and group2 are both 'a'; name two different groups"):
         compare(adata, "kind", "a", "a")
-    with pytest.raises(ParameterError, match="drop lam= or cv="):
+    with pytest.raises(ParameterError, match="lam and cv are exclusive"):
         compare(adata, "kind", "a", "b", lam=0.1, cv=True)
     with pytest.raises(ParameterError, match="layer 'nope'"):
         compare(adata, "kind", "a", "b", layer="nope")
+    with pytest.raises(ParameterError, match="compare: copy must be True or False"):
+        compare(adata, "kind", "a", "b", copy="yes")
+    adata.obs.loc["c0", "kind"] = "lonely"
+    with pytest.raises(InputError, match="group 'lonely' has 1 cell"):
+        compare(adata, "kind", "lonely", "b")
+    assert "paucity_differences" not in adata.uns
 
 
 def test_tolerance_prefers_the_sparsest_candidate_close_to_the_best():

@@ -17,12 +17,15 @@ direction β in which the projected distributions βᵀX and βᵀY differ most.
 
 - :mod:`paucity.differences.pda`: :class:`PDA`, the estimator (PDA, and
   SPARDA with ``sparsity="l1"``).
-- :mod:`paucity.differences.cv`: :class:`PDACV`, λ (or k) chosen by the
-  projected divergence on held-out samples.
-- :mod:`paucity.differences.adata`: :func:`compare`, two groups of an AnnData
-  object, results in ``adata.uns``.
+- :mod:`paucity.differences.cv`: :class:`PDACV`, λ (or the number of
+  features) chosen by the projected divergence on held-out samples.
 - :mod:`paucity.differences.permutation`: :func:`permutation_test`, the
   two-sample test that refits the whole statistic on every permutation.
+- :mod:`paucity.differences.analysis`: :func:`analyze`, the whole analysis
+  (method, marginal normalization, fit, test) in one call, and its
+  :class:`DifferencesResult`.
+- :mod:`paucity.differences.adata`: :func:`compare`, two groups of an AnnData
+  object, results in ``adata.uns`` and ``adata.var``.
 """
 
 from .divergences import (
@@ -34,7 +37,8 @@ from .divergences import (
     wasserstein_gradient,
 )
 from .projections import pair_costs, project_simplex, project_unit_trace_psd, soft_threshold, weighted_scatter
-from .adata import compare, marginal_normalize
+from .adata import compare
+from .analysis import DifferencesResult, analyze, marginal_normalize
 from .cv import PDACV, lambda_grid
 from .pda import PDA
 from .permutation import PermutationTestResult, permutation_test
@@ -45,6 +49,8 @@ __all__ = [
     "PDA",
     "PDACV",
     "lambda_grid",
+    "analyze",
+    "DifferencesResult",
     "compare",
     "marginal_normalize",
     "permutation_test",

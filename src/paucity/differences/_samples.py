@@ -17,6 +17,7 @@ import scipy.sparse as sp
 
 from .._errors import InputError, InputTypeError, PaucityWarning, ShapeMismatchError
 from .._validation import check_labels, check_matrix
+from ._duration import fits_are_quiet
 
 __all__ = ["Samples", "check_samples", "check_fit_input", "check_projection_input", "match_columns"]
 
@@ -210,9 +211,12 @@ def check_fit_input(X, Y, *, owner: str = "PDA") -> Samples:
 
 
 def warn_constant(samples: Samples, stacklevel: int = 3) -> None:
-    """A PaucityWarning naming the features constant over both samples (they never carry weight)."""
+    """A PaucityWarning naming the features constant over both samples (they never carry weight).
+
+    Silent inside :func:`~paucity.differences._duration.quiet_fits`.
+    """
     constant = np.flatnonzero(~samples.varying)
-    if constant.size == 0:
+    if constant.size == 0 or fits_are_quiet():
         return
     names = samples.names()[constant]
     shown = ", ".join(map(str, names[:_NAMES_SHOWN])) + (" ..." if constant.size > _NAMES_SHOWN else "")

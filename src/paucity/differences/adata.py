@@ -8,39 +8,54 @@ import scipy.sparse as sp
 
 from .._anndata import expression_matrix, group_labels
 from .._errors import InputError, ParameterError
-from .cv import PDACV
-from .pda import PDA
+from .._validation import BOOLEAN, Instance, check_parameter
+from .analysis import analyze
+from .pda import deprecated_alias
 
-__all__ = ["compare", "marginal_normalize"]
+__all__ = ["compare", "two_groups"]
+
+_MIN_CELLS = 2
 
 
-def marginal_normalize(X: np.ndarray) -> np.ndarray:
-    """Centre every column at zero and scale it to unit variance; constant columns are only centred.
+def _show(value) -> str:
+    return repr(value.item() if isinstance(value, np.generic) else value)
 
-    Seed 004, "Marginally-normalized differential expression analysis":
-    applied to each population separately, it removes differences in every
-    gene's own distribution (mean and spread), so that what remains between
-    the populations is in the relationships between genes.
 
-    Examples
-    --------
-    >>> marginal_normalize(np.array([[1.0, 5.0], [3.0, 5.0]])).tolist()
-    [[-1.0, 0.0], [1.0, 0.0]]
+def two_groups(adata, groupby: str, group1, group2, *, layer: str | None = None, use_raw: bool | None = None):
+    """The expression of two groups of cells, as DataFrames of genes (dense copies).
+
+    Returns ``(X, Y, use_raw)``: the cells of ``group1`` and of ``group2``
+    (rows) × the genes of the matrix read (columns, by name), and whether
+    ``adata.raw`` was read. A group is matched by value in
+    ``adata.obs[groupby]``, or by its text when the value is a string.
     """
-    X = np.asarray(X, dtype=np.float64)
-    centred = X - X.mean(axis=0)
-    spread = centred.std(axis=0)
-    return centred / np.where(spread > 0, spread, 1.0)
-
-
-_normalize = marginal_normalize  # compare's parameter of the same name hides the function
-
-
-def _rows_of(matrix, mask: np.ndarray) -> np.ndarray:
-    rows = matrix[np.flatnonzero(mask)]
-    if sp.issparse(rows):
-        return rows.toarray()
-    return np.asarray(rows)
+    labels = group_labels(adata, groupby)
+    if str(group1) == str(group2):
+        raise ParameterError(f"group1 and group2 are both {_show(group1)}; name two different groups.")
+    masks = []
+    for group in (group1, group2):
+        mask = np.asarray(labels == group, dtype=bool)
+        if not mask.any() and isinstance(group, str):
+            mask = np.asarray(labels.astype(str) == group, dtype=bool)
+        count = int(mask.sum())
+        if count == 0:
+            shown = ", ".join(map(_show, list(pd.unique(labels))[:20]))
+            raise InputError(f"group {_show(group)} has no cells in adata.obs[{groupby!r}] (groups there: {shown}).")
+        if count < _MIN_CELLS:
+            raise InputError(
+                f"group {_show(group)} has {count} cell in adata.obs[{groupby!r}]; comparing two distributions "
+                f"needs at least {_MIN_CELLS} cells in each group."
+            )
+        masks.append(mask)
+    resolved_raw = bool(use_raw) if use_raw is not None else (adata.raw is not None and layer is None)
+    matrix, var_names = expression_matrix(adata, layer, use_raw)
+    columns = pd.Index(var_names).astype(str)
+    frames = []
+    for mask in masks:
+        rows = matrix[np.flatnonzero(mask)]
+        rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows)
+        frames.append(pd.DataFrame(np.asarray(rows, dtype=np.float64), columns=columns))
+    return frames[0], frames[1], resolved_raw
 
 
 def compare(
@@ -52,16 +67,20 @@ def compare(
     layer: str | None = None,
     use_raw: bool | None = None,
     marginal_normalize: bool = False,
+    n_features: int | None = None,
     lam: float | None = None,
-    k: int | None = None,
     cv: bool = False,
+    n_permutations: int = 0,
     divergence="wasserstein",
-    key_added: str = "pda",
+    key_added: str = "paucity_differences",
+    copy: bool = False,
     random_state=0,
+    n_jobs=None,
     progress: bool = False,
+    k: int | None = None,
     **params,
-) -> pd.DataFrame:
-    """Principal differences between two groups of cells; results stored in ``adata.uns[key_added]``.
+):
+    """Principal differences between two groups of cells, written into ``adata``.
 
     Parameters
     ----------
@@ -77,103 +96,117 @@ def compare(
     marginal_normalize : bool, default False
         Centre and scale every gene to unit variance within each group first
         (:func:`marginal_normalize`), leaving only changes in gene–gene
-        relationships.
-    lam, k : optional
-        SPARDA's penalty or cardinality. With neither (and ``cv=False``), PDA
-        without sparsity.
-    cv : bool, default False
-        Choose λ by held-out divergence (:class:`PDACV`); ``k`` then gives
-        nothing and ``lam`` is refused.
+        relationships (and in the shape of each gene's distribution).
+    n_features, lam, cv
+        SPARDA keeping ``n_features`` genes, or with the seed's λ (the weight
+        of the penalty −λ‖B‖₁ in RELAX's objective, see :class:`PDA`), or with
+        λ chosen on held-out cells (``cv=True``). At most one; with none, PDA
+        (every gene may carry weight).
+    n_permutations : int, default 0
+        B > 0 adds the permutation test of "do the groups differ?".
     divergence : str or Divergence, default "wasserstein"
-    key_added : str, default "pda"
+    key_added : str, default "paucity_differences"
+        Key of the result in ``adata.uns`` and prefix of the column in ``adata.var``.
+    copy : bool, default False
+        Work on a copy of ``adata`` and return it; ``adata`` is left untouched.
     random_state : int, Generator or None, default 0
+    n_jobs : int, "dask" or None
+        Where the permutations run.
     progress : bool, default False
+    k : int, optional
+        Deprecated old name of ``n_features`` (FutureWarning).
     **params
-        Further parameters of :class:`PDA` (or :class:`PDACV`).
+        The solver's settings (``max_iter``, ``n_restarts``, ``patience``,
+        ``tighten_max_iter``, ``batch_size``), as in :func:`analyze`.
 
     Returns
     -------
-    pandas.DataFrame
-        One row per gene with non-zero weight, by decreasing |weight|:
-        ``gene``, ``weight``, ``rank``, and the mean expression in each group
-        (``mean_<group1>``, ``mean_<group2>``) before any normalization.
+    anndata.AnnData or None
+        None, with the results written into ``adata``; with ``copy=True`` the
+        new AnnData holding them.
 
     Notes
     -----
     Seed 004 (Mueller & Jaakkola), "Cellular gene expression in cortex vs.
-    hippocampus" and "Marginally-normalized differential expression analysis".
-    Stores in ``adata.uns[key_added]``: ``beta`` (one weight per gene of the
-    matrix used), ``genes``, ``weights`` and ``divergence`` of the selected
-    genes, ``groups`` and ``params``; and ``adata.var[key_added + "_weight"]``
-    when the genes are those of ``adata.var``. The two groups' expression is
-    copied densely (cells in the two groups × genes).
+    hippocampus" and "Marginally-normalized differential expression analysis";
+    the analysis is :func:`analyze`. What is written:
+
+    - ``adata.uns[key_added]``, a dict: ``"params"`` (the call's parameters,
+      h5ad-writable: ``groupby``, ``groups``, ``layer``, ``use_raw``,
+      ``method``, ``divergence``, ``n_features`` or ``lam`` — the chosen λ with
+      ``cv`` —, ``cv``, ``marginal_normalize``, ``n_permutations``,
+      ``random_state``, the solver settings, and the analysis' scalar results
+      ``statistic`` (D on the two groups) and ``pvalue`` with a test), and the
+      table of genes with non-zero weight as equal-length 1-D arrays:
+      ``names``, ``indices`` (columns of the matrix read), ``weights``,
+      ``ranks``, ``means_x`` and ``means_y`` (mean expression in group1 and
+      group2, before any normalization), by decreasing |weight|.
+      ``pandas.DataFrame({k: v for k, v in adata.uns[key_added].items() if k != "params"})``
+      is that table, as :meth:`DifferencesResult.to_frame` gives it.
+    - ``adata.var[key_added + "_weight"]``: every gene's weight in β̂ (0 off
+      the selection; genes of ``adata.var`` missing from ``adata.raw``, when
+      it was read, get NaN).
+
+    The two groups' expression is copied densely (cells in the two groups ×
+    genes).
 
     Examples
     --------
     >>> import anndata, numpy as np, pandas as pd
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(120, 4)); X[60:, 3] *= 4.0
-    >>> adata = anndata.AnnData(X, obs=pd.DataFrame({"kind": ["a"] * 60 + ["b"] * 60}, index=[str(i) for i in range(120)]))
-    >>> table = compare(adata, "kind", "a", "b", k=1)
-    >>> table[["gene", "rank"]].to_dict("records")
-    [{'gene': '3', 'rank': 1}]
-    >>> adata.uns["pda"]["genes"]
+    >>> obs = pd.DataFrame({"kind": ["a"] * 60 + ["b"] * 60}, index=[str(i) for i in range(120)])
+    >>> adata = anndata.AnnData(X, obs=obs)
+    >>> compare(adata, "kind", "a", "b", n_features=1)
+    >>> adata.uns["paucity_differences"]["names"].tolist()
     ['3']
+    >>> adata.var["paucity_differences_weight"].tolist()
+    [0.0, 0.0, 0.0, 1.0]
     """
-    labels = group_labels(adata, groupby)
-    present = pd.unique(labels)
-    masks = []
-    for group in (group1, group2):
-        mask = np.asarray(labels == group)
-        if not mask.any():
-            shown = ", ".join(map(repr, list(present)[:20]))
-            raise InputError(f"group {group!r} has no cells in adata.obs[{groupby!r}] (groups there: {shown}).")
-        masks.append(mask)
-    if str(group1) == str(group2):
-        raise ParameterError("group1 and group2 are the same group; name two different groups.")
-    if cv and lam is not None:
-        raise ParameterError("cv=True chooses lam itself; drop lam= or cv=.")
-    matrix, var_names = expression_matrix(adata, layer, use_raw)
-    X = _rows_of(matrix, masks[0])
-    Y = _rows_of(matrix, masks[1])
-    means = X.mean(axis=0), Y.mean(axis=0)
-    if marginal_normalize:
-        X, Y = _normalize(X), _normalize(Y)
-    frame_x = pd.DataFrame(X, columns=pd.Index(var_names).astype(str))
-    frame_y = pd.DataFrame(Y, columns=pd.Index(var_names).astype(str))
-    if cv:
-        model = PDACV(divergence=divergence, random_state=random_state, progress=progress, **params)
-    elif lam is not None or k is not None:
-        model = PDA(divergence=divergence, sparsity="l1", lam=0.0 if lam is None else lam, k=k,
-                    random_state=random_state, progress=progress, **params)
-    else:
-        model = PDA(divergence=divergence, random_state=random_state, progress=progress, **params)
-    model.fit(frame_x, frame_y)
-    table = model.weights().rename(columns={"feature": "gene"})
-    index = pd.Index(var_names).astype(str).get_indexer(table["gene"])
-    table[f"mean_{group1}"] = means[0][index]
-    table[f"mean_{group2}"] = means[1][index]
-    adata.uns[key_added] = {
-        "beta": np.asarray(model.beta_, dtype=float),
-        "genes": table["gene"].tolist(),
-        "weights": table["weight"].to_numpy(dtype=float),
-        "divergence": float(model.divergence_),
+    check_parameter(copy, "copy", [BOOLEAN], owner="compare")
+    check_parameter(key_added, "key_added", [Instance(str, description="a string")], owner="compare")
+    n_features = deprecated_alias("compare", "k", k, "n_features", n_features)
+    X, Y, resolved_raw = two_groups(adata, groupby, group1, group2, layer=layer, use_raw=use_raw)
+    result = analyze(
+        X,
+        Y,
+        n_features=n_features,
+        lam=lam,
+        cv=cv,
+        n_permutations=n_permutations,
+        marginal_normalize=marginal_normalize,
+        divergence=divergence,
+        groups=(str(group1), str(group2)),
+        random_state=random_state,
+        n_jobs=n_jobs,
+        progress=progress,
+        **params,
+    )
+    if copy:
+        adata = adata.copy()
+    summary = result.to_dict()
+    settings = {key: value for key, value in summary["settings"].items() if value is not None}
+    stored = {
+        "groupby": groupby,
         "groups": [str(group1), str(group2)],
-        "params": {
-            key: value
-            for key, value in {
-                "groupby": groupby,
-                "layer": layer,
-                "use_raw": bool(use_raw) if use_raw is not None else adata.raw is not None and layer is None,
-                "marginal_normalize": bool(marginal_normalize),
-                "lam": getattr(model, "lam_", lam),
-                "k": k,
-                "cv": bool(cv),
-                "divergence": str(getattr(divergence, "name", divergence)),
-            }.items()
-            if value is not None
-        },
+        "layer": layer,
+        "use_raw": resolved_raw,
+        "method": result.method,
+        "divergence": result.divergence,
+        "n_features": result.n_features,
+        "lam": result.lam,
+        "cv": result.cv,
+        "marginal_normalize": result.marginal_normalize,
+        "n_permutations": summary["n_permutations"] or 0,
+        "random_state": result.random_state,
+        **settings,
+        "statistic": summary["statistic"],
+        "pvalue": summary["pvalue"],
     }
-    if len(var_names) == adata.n_vars and pd.Index(var_names).equals(adata.var_names):
-        adata.var[key_added + "_weight"] = model.beta_
-    return table
+    table = result.to_frame()
+    entry = {"params": {key: value for key, value in stored.items() if value is not None}}
+    entry.update({column: table[column].to_numpy() for column in table.columns})
+    adata.uns[key_added] = entry
+    weights = pd.Series(result.beta, index=pd.Index(result.feature_names).astype(str))
+    adata.var[f"{key_added}_weight"] = weights.reindex(adata.var_names.astype(str)).to_numpy()
+    return adata if copy else None

@@ -23,7 +23,7 @@ from .._validation import (
     check_random_state,
     validate_params,
 )
-from ._duration import announce, fit_seconds, quiet_fits
+from ._duration import announce, quiet_fits
 from ._samples import check_fit_input, check_samples, warn_constant
 from .pda import DIVERGENCE, PDA, deprecated_alias, make_divergence
 
@@ -216,6 +216,17 @@ class PDACV(TransformerMixin, BaseEstimator):
             return "lam", [float(value) for value in values]
         return "lam", [float(value) for value in _lambda_grid(X, Y, params["n_lams"])]
 
+    def _estimated_seconds(self, n: int, m: int, d: int, params=None, n_candidates: int | None = None) -> float:
+        """An upper bound on the seconds of a fit: every candidate on every split, and the refit."""
+        params = validate_params(self) if params is None else params
+        if n_candidates is None:
+            given = params["n_features"] if params["n_features"] is not None else params["lams"]
+            n_candidates = params["n_lams"] if given is None else np.atleast_1d(np.asarray(given, dtype=object)).size
+        n_test, m_test = int(round(n * params["test_size"])), int(round(m * params["test_size"]))
+        one = self._model(params, "lam", 0.0, None)
+        return (n_candidates * params["n_splits"] * one._estimated_seconds(n - n_test, m - m_test, d)
+                + one._estimated_seconds(n, m, d))
+
     def _model(self, params, name: str, value, rng) -> PDA:
         model = PDA(
             divergence=params["divergence"],
@@ -258,11 +269,8 @@ class PDACV(TransformerMixin, BaseEstimator):
         rng = check_random_state(params["random_state"])
         divergence = make_divergence(params["divergence"], random_state=rng)
         n_fits = len(candidates) * params["n_splits"]
-        runs = (1 + params["n_restarts"]) * (1 + (divergence.name != "wasserstein")) + 3
-        solver = {"max_iter": params["max_iter"], "tighten_runs": runs,
-                  "tighten_max_iter": params["tighten_max_iter"], "batch_size": params["batch_size"]}
         announce(
-            n_fits * fit_seconds(n - n_test, m - m_test, d, **solver) + fit_seconds(n, m, d, **solver),
+            self._estimated_seconds(n, m, d, params, n_candidates=len(candidates)),
             f"PDACV's {n_fits} fits on held-out splits and the refit (n={n}, m={m}, d={d})",
             "pass fewer candidates (lams or n_features), or lower max_iter, to go faster.",
         )

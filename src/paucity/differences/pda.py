@@ -34,7 +34,7 @@ from .._validation import (
     check_random_state,
     validate_params,
 )
-from ._duration import announce, fit_seconds, fits_are_quiet, relax_batch_size
+from ._duration import announce, fit_seconds, relax_batch_size
 from ._samples import check_fit_input, check_projection_input, warn_constant
 from .divergences import Divergence, MannWhitney, Wasserstein
 from .projections import canonical_direction
@@ -280,9 +280,11 @@ class PDA(TransformerMixin, BaseEstimator):
                 )
         return params
 
-    def _tighten_runs(self, params, divergence) -> int:
-        runs = (1 + params["n_restarts"]) * (1 + (not isinstance(divergence, Wasserstein)))
-        return runs + (3 if params["sparsity"] == "l1" else 0)
+    def _estimated_seconds(self, n: int, m: int, d: int, params=None) -> float:
+        """An upper bound on the seconds of a fit on n and m samples of d features (see ``_duration``)."""
+        params = validate_params(self) if params is None else params
+        return fit_seconds(n, m, d, max_iter=params["max_iter"], tighten_runs=_tighten_runs(params),
+                           tighten_max_iter=params["tighten_max_iter"], batch_size=params["batch_size"])
 
     # -- fitting ----------------------------------------------------------------------------------
     def fit(self, X, Y=None):
@@ -310,16 +312,14 @@ class PDA(TransformerMixin, BaseEstimator):
         (n, d), m = samples.X.shape, samples.Y.shape[0]
         rng = check_random_state(params["random_state"])
         divergence = make_divergence(params["divergence"], random_state=rng)
-        runs = self._tighten_runs(params, divergence)
+        runs = _tighten_runs(params)
         announce(
-            fit_seconds(n, m, d, max_iter=params["max_iter"], tighten_runs=runs,
-                        tighten_max_iter=params["tighten_max_iter"], batch_size=params["batch_size"]),
+            self._estimated_seconds(n, m, d, params),
             f"This PDA fit (n={n}, m={m}, d={d}, max_iter={params['max_iter']})",
             "lower max_iter or n_restarts, or set batch_size, to go faster.",
             stacklevel=4,
         )
-        if not fits_are_quiet():
-            warn_constant(samples, stacklevel=4)
+        warn_constant(samples, stacklevel=4)
         centre = np.concatenate([samples.X, samples.Y]).mean(axis=0)
         Xc = samples.X - centre
         Yc = samples.Y - centre
@@ -452,6 +452,13 @@ class PDA(TransformerMixin, BaseEstimator):
                 "rank": np.arange(1, len(self.selected_) + 1),
             }
         )
+
+
+def _tighten_runs(params) -> int:
+    """Tightening runs of a fit: the RELAX start and the restarts (twice for a divergence other than
+    Wasserstein's), and up to three more to choose a SPARDA support."""
+    other = divergence_name(params["divergence"]) != "wasserstein"
+    return (1 + params["n_restarts"]) * (1 + other) + (3 if params["sparsity"] == "l1" else 0)
 
 
 def _support(beta_relax: np.ndarray, sparse: bool, size) -> np.ndarray:

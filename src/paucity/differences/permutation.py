@@ -42,7 +42,7 @@ from .._validation import (
 from ._duration import quiet_fits
 from ._samples import match_columns
 
-__all__ = ["PermutationTestResult", "permutation_test", "MAX_PERMUTATIONS"]
+__all__ = ["PermutationTestResult", "permutation_test", "check_n_permutations", "MAX_PERMUTATIONS"]
 
 #: The most permutations a test draws (a p-value resolution of one in a million).
 MAX_PERMUTATIONS = 1_000_000
@@ -77,6 +77,18 @@ class PermutationTestResult:
 
 
 # -- checks ---------------------------------------------------------------------------------------
+def check_n_permutations(value, *, owner: str, minimum: int = 1) -> int:
+    """B as an integer from ``minimum`` to :data:`MAX_PERMUTATIONS`, or a ParameterError saying why not."""
+    value = check_parameter(value, "n_permutations", [Interval(numbers.Integral, minimum, None)], owner=owner)
+    if value > MAX_PERMUTATIONS:
+        raise ParameterError(
+            f"{owner}: n_permutations={value} is more than {MAX_PERMUTATIONS:,}: every permutation refits the "
+            "whole statistic, and beyond a million the p-value's resolution (1/(B + 1)) no longer changes any "
+            f"decision; pass at most {MAX_PERMUTATIONS:,} (200 to 10,000 is usual)."
+        )
+    return int(value)
+
+
 def _check_estimator(estimator) -> bool:
     """True for an estimator (has ``fit``), False for a plain callable statistic."""
     if isinstance(estimator, type):
@@ -392,15 +404,7 @@ def permutation_test(
     True
     """
     is_estimator = _check_estimator(estimator)
-    n_permutations = check_parameter(
-        n_permutations, "n_permutations", [Interval(numbers.Integral, 1, None)], owner="permutation_test"
-    )
-    if n_permutations > MAX_PERMUTATIONS:
-        raise ParameterError(
-            f"permutation_test: n_permutations={n_permutations} is more than {MAX_PERMUTATIONS:,}: every "
-            "permutation refits the whole statistic, and beyond a million the p-value's resolution "
-            f"(1/(B + 1)) no longer changes any decision; pass at most {MAX_PERMUTATIONS:,} (200 to 10,000 is usual)."
-        )
+    n_permutations = check_n_permutations(n_permutations, owner="permutation_test")
     n_jobs = check_parameter(n_jobs, "n_jobs", [N_JOBS, Options("dask")], owner="permutation_test")
     n_jobs = 1 if n_jobs is None else n_jobs
     check_parameter(random_state, "random_state", [RANDOM_STATE], owner="permutation_test")
