@@ -201,13 +201,13 @@ def test_already_optimal_start_takes_no_step():
 @pytest.mark.parametrize(
     "params, match",
     [
-        ({"alpha": -1.0}, "alpha must be a non-negative number, got -1.0"),
-        ({"alpha": np.inf}, "alpha must be a non-negative number"),
-        ({"alpha": "1"}, "alpha must be a non-negative number, got '1'"),
-        ({"alpha": True}, "alpha must be a non-negative number"),
-        ({"max_iter": 0}, "max_iter must be a positive integer"),
-        ({"max_iter": 2.5}, "max_iter must be a positive integer"),
-        ({"tol": -1e-3}, "tol must be a positive number"),
+        ({"alpha": -1.0}, "BTL: alpha must be a number >= 0, got -1.0"),
+        ({"alpha": np.inf}, "alpha must be a number >= 0, got inf"),
+        ({"alpha": "1"}, "alpha must be a number >= 0, got '1'"),
+        ({"alpha": True}, "alpha must be a number >= 0, got True"),
+        ({"max_iter": 0}, "max_iter must be an integer >= 1, got 0"),
+        ({"max_iter": 2.5}, "max_iter must be an integer >= 1, got 2.5"),
+        ({"tol": -1e-3}, "tol must be a number > 0, got -0.001"),
     ],
 )
 def test_parameter_errors(params, match):

@@ -207,7 +207,7 @@ def test_pair_probability_errors(mu, error, match):
 
 def test_unknown_transition():
     c = Comparisons([0], [1], [1])
-    with pytest.raises(InputError, match="unknown transition 'bogus'"):
+    with pytest.raises(ParameterError, match="transition_matrix: kind must be one of 'nos', 'ra', 'sampling', got 'bogus'"):
         transition_matrix(c, "bogus")
 
 
@@ -252,9 +252,9 @@ def test_solvers_find_the_dense_eigenvector(kind, regularization):
 def test_stationary_parameter_errors():
     t = transition_matrix(random_comparisons(0, n=4, m=5), "nos")
     for lam in (-0.1, 1.0, 1.5):
-        with pytest.raises(ParameterError, match=r"lam must be in \[0, 1\)"):
+        with pytest.raises(ParameterError, match=r"stationary_distribution: lam must be a number in \[0, 1\)"):
             stationary_distribution(t, lam=lam)
-    with pytest.raises(ParameterError, match="unknown solver 'lu'"):
+    with pytest.raises(ParameterError, match="solver must be one of 'linear', 'power', 'arpack', got 'lu'"):
         stationary_distribution(t, solver="lu")
 
 
@@ -334,15 +334,27 @@ def test_lambda_regularized_never_warns_on_sparse_data(transition):
     [
         ({"lam": 0.5}, "lam=0.5 has no effect without regularization"),
         ({"regularization": "uniform", "lam": 0.0}, r"lam must be in \(0, 1\) when regularizing"),
-        ({"regularization": "uniform", "lam": 1.0}, r"lam must be in \(0, 1\) when regularizing"),
-        ({"regularization": "uniform", "lam": -0.2}, r"lam must be in \(0, 1\)"),
+        ({"regularization": "uniform", "lam": 1.0}, r"lam must be a number in \[0, 1\) or None, got 1.0"),
+        ({"regularization": "uniform", "lam": -0.2}, r"lam must be a number in \[0, 1\) or None, got -0.2"),
         ({"regularization": "uniform", "lam": np.nan}, r"lam must be a number in \[0, 1\)"),
         ({"regularization": "uniform", "lam": True}, r"lam must be a number in \[0, 1\)"),
         ({"regularization": "uniform", "lam": "0.1"}, r"lam must be a number in \[0, 1\)"),
-        ({"transition": "nosy"}, "unknown transition 'nosy'"),
-        ({"solver": "lu"}, "unknown solver 'lu'"),
-        ({"regularization": "lasso"}, "unknown regularization 'lasso'"),
-        ({"regularization": "similarity", "kernel": "cosine"}, "unknown kernel 'cosine'"),
+        ({"transition": "nosy"}, "transition must be one of 'nos', 'ra', 'sampling', got 'nosy'"),
+        ({"solver": "lu"}, "solver must be one of 'linear', 'power', 'arpack', got 'lu'"),
+        ({"regularization": "lasso"}, "regularization must be one of 'uniform', 'similarity' or None, got 'lasso'"),
+        ({"regularization": "similarity", "kernel": "cosine"}, "kernel must be one of .* or None, got 'cosine'"),
+        ({"regularization": "uniform", "sigma": 0.5}, "sigma=0.5 sets the width of the Gaussian kernel, which only "
+         "regularization='similarity' uses, but regularization='uniform'"),
+        ({"kernel": "gaussian"}, "kernel='gaussian' sets the similarity matrix D′, .* but regularization=None"),
+        ({"tau": 4.0}, "tau=4.0 sets the tightness"),
+        ({"n_neighbors": 2}, "n_neighbors=2 sets the neighbours"),
+        ({"regularization": "similarity", "kernel": "agreement", "sigma": 0.5}, "sigma=0.5 .* but the kernel is 'agreement'"),
+        ({"regularization": "similarity", "tau": 9.0}, "tau=9.0 .* but the kernel is 'gaussian'; .* kernel='agreement'"),
+        ({"regularization": "similarity", "kernel": "agreement", "n_neighbors": 2}, "n_neighbors=2 .* kernel is 'agreement'"),
+        ({"pair_probabilities": np.ones((3, 3))}, "pair_probabilities is used by transition='sampling'"),
+        ({"pair_probabilities": "uniform", "transition": "sampling"}, "pair_probabilities must be an"),
+        ({"tol": 0.0}, "tol must be a number > 0"),
+        ({"max_iter": 0}, "max_iter must be an integer >= 1 or None"),
     ],
 )
 def test_parameter_errors(params, match):
@@ -437,7 +449,7 @@ def test_similarity_errors():
     c = Comparisons([0, 1], [1, 2], [1, 1], features=np.array([[0, 1], [0, 0], [1, 0]]))
     with pytest.raises(ParameterError, match="tau=2.0 is too small"):
         RankCentrality(regularization="similarity", kernel="agreement", tau=2.0).fit(c)
-    with pytest.raises(ParameterError, match="sigma, the kernel width, must be a positive number"):
+    with pytest.raises(ParameterError, match="RankCentrality: sigma must be a number > 0 or None, got 0.0"):
         RankCentrality(regularization="similarity", kernel="gaussian", sigma=0.0).fit(c)
     bare = Comparisons([0, 1], [1, 2], [1, 1])
     with pytest.raises(InputError, match="regularization='similarity' needs item features or a similarity matrix"):

@@ -107,8 +107,10 @@ def test_features_are_required():
 
 @pytest.mark.parametrize(
     "params, words",
-    [({"kernel": "poly"}, "kernel"), ({"C": 0.0}, "C"), ({"kernel": "rbf", "gamma": -1.0}, "gamma"),
-     ({"kernel": "rbf", "n_components": 0}, "n_components")],
+    [({"kernel": "poly"}, "kernel"), ({"alpha": 0.0}, "alpha must be a number > 0"), ({"C": 0.0}, "C"),
+     ({"kernel": "rbf", "gamma": -1.0}, "gamma"), ({"kernel": "rbf", "n_components": 0}, "n_components"),
+     ({"random_state": -1}, "random_state must be a non-negative integer seed"),
+     ({"C": 2.0, "alpha": 3.0}, "give alpha only")],
 )
 def test_bad_parameters(params, words):
     c = Comparisons([0], [1], [1], features=np.array([[0.0], [1.0]]))
@@ -119,8 +121,8 @@ def test_bad_parameters(params, words):
 def test_ranker_contract(experiment3):
     train = experiment3.comparisons(2000, random_state=7)
     held = experiment3.comparisons(1000, random_state=8)
-    model = RankSVM(C=0.5, random_state=0)
-    assert model.get_params()["C"] == 0.5
+    model = RankSVM(alpha=2.0, random_state=0)
+    assert model.get_params()["alpha"] == 2.0
     with pytest.raises(NotFittedError):
         model.predict([[0, 1]])
     model.fit(train)
@@ -128,7 +130,7 @@ def test_ranker_contract(experiment3):
     pairs = np.column_stack([held.i[:20], held.j[:20]])
     s = model.scores_.to_numpy()
     np.testing.assert_array_equal(model.predict(pairs), (s[held.j[:20]] > s[held.i[:20]]).astype(np.int8))
-    with pytest.raises(NotImplementedError):
-        model.predict_proba(0, 1)
+    f = model.scores_
+    assert model.predict_proba(0, 1) == pytest.approx(1 / (1 + np.exp(-model.scale_ * (f[1] - f[0]))))
     with pytest.raises(InputError, match="10 features"):
         model.score_features(np.ones((2, 3)))

@@ -7,8 +7,13 @@
 - :class:`BRE`, :class:`URE`: balanced and unbalanced rank estimation by
   counting, online (``partial_fit``) and distributed on Dask (:class:`DaskComparisons`).
 - :class:`RankSVM`: the feature baselines (linear, or on random Fourier features).
-- :func:`rank`: one call, a method name and its parameters.
+- :func:`rank`: one call, a method name and its parameters; returns a :class:`RankResult`.
+- :func:`evaluate`: scores against held-out comparisons and true scores; returns a :class:`RankingEvaluation`.
 - :mod:`paucity.ranking.metrics`: Kendall's tau-b, inversions, footrule, displacement, held-out error.
+
+Every ranker's ``scores_`` is on its own scale (π, log-weights, counts,
+f(x)); its ``log_scores_`` is on BTL's centred log scale (mean-zero
+log-weights), the same for all, so that they compare directly.
 """
 
 from importlib import import_module
@@ -23,7 +28,10 @@ _WHERE = {
     "DaskComparisons": "distributed",
     "RankSVM": "svm",
     "rank": "dispatch",
+    "RankResult": "dispatch",
     "METHODS": "dispatch",
+    "evaluate": "evaluation",
+    "RankingEvaluation": "evaluation",
     "metrics": None,
 }
 

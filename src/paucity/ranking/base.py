@@ -3,8 +3,16 @@
 An estimator's ``fit`` takes a :class:`~paucity.ranking.Comparisons`, or, in
 the scikit-learn way, ``X`` of shape ``(m, 2)`` holding the two items of each
 comparison and ``y`` the 0/1 outcomes (1 when the second item was preferred).
-After ``fit`` it has ``scores_`` (a pandas Series indexed by item label,
-higher is better), ``ranking_`` (item labels, best first) and ``items_``.
+After ``fit`` it has
+
+- ``scores_``: a pandas Series indexed by item label, higher is better, on the
+  estimator's own scale (RankCentrality's stationary distribution, BTL's
+  log-weights, BRE's and URE's negated relative positions, RankSVM's f(x));
+- ``log_scores_``: the same items on BTL's centred log scale, mean-zero
+  log-weights ``v − mean(v)`` with ``P(j preferred to i) = 1 / (1 + exp(vᵢ − vⱼ))``,
+  so that every estimator's output compares directly with every other's and
+  with true log-weights (each class says how its scores map to this scale);
+- ``ranking_`` (item labels, best first), ``order_`` and ``items_``.
 """
 
 from __future__ import annotations
@@ -15,10 +23,30 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from .._errors import InputError, InputTypeError, NotFittedError
+from .._errors import InputError, InputTypeError
+from .._validation import check_is_fitted
 from .comparisons import Comparisons
+from .metrics import held_out_error, order_by_scores
 
-__all__ = ["Ranker", "as_comparisons", "dask_comparisons_class", "order_by_scores"]
+__all__ = ["Ranker", "as_comparisons", "centred", "dask_comparisons_class", "order_by_scores"]
+
+
+def centred(log_values) -> np.ndarray:
+    """Log-weights shifted to mean zero, BTL's identifiable scale.
+
+    Entries of ``-inf`` (a weight of zero) stay ``-inf`` and the finite ones
+    are centred among themselves.
+
+    Examples
+    --------
+    >>> centred(np.log([1.0, 2.0, 4.0])).round(4).tolist()
+    [-0.6931, 0.0, 0.6931]
+    """
+    values = np.array(log_values, dtype=np.float64)
+    finite = np.isfinite(values)
+    if finite.any():
+        values[finite] -= values[finite].mean()
+    return values
 
 
 def as_comparisons(X, y=None, sample_weight=None) -> Comparisons:
@@ -60,34 +88,22 @@ def dask_comparisons_class():
     return None if module is None else module.DaskComparisons
 
 
-def order_by_scores(scores: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
-    """Positions sorted best first; ties in item order, or at random when ``rng`` is given.
-
-    Examples
-    --------
-    >>> order_by_scores(np.array([0.1, 0.5, 0.1])).tolist()
-    [1, 0, 2]
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    if rng is None:
-        return np.lexsort((np.arange(len(scores)), -scores))
-    return np.lexsort((rng.permutation(len(scores)), -scores))
-
-
 class Ranker(BaseEstimator):
     """Base class of the ranking estimators (not used directly)."""
 
-    def _set_scores(self, items: pd.Index, values: np.ndarray, rng=None) -> None:
+    def _set_scores(self, items: pd.Index, values: np.ndarray, log_values: np.ndarray, rng=None) -> None:
+        """Set the fitted views from the scores on the estimator's scale and on BTL's log scale.
+
+        ``log_values`` must order the items as ``values`` does (a map that does
+        not decrease); it is centred here.
+        """
         values = np.asarray(values, dtype=np.float64)
         self.items_ = items
         self.n_items_ = len(items)
         self.scores_ = pd.Series(values, index=items, name="score")
+        self.log_scores_ = pd.Series(centred(log_values), index=items, name="log_score")
         self.order_ = order_by_scores(values, rng)
         self.ranking_ = items[self.order_]
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "scores_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit(comparisons) first.")
 
     def _positions(self, labels, name: str) -> np.ndarray:
         scalar = np.ndim(labels) == 0 and not isinstance(labels, (list, tuple, np.ndarray, pd.Index, pd.Series))
@@ -100,7 +116,7 @@ class Ranker(BaseEstimator):
         return codes
 
     def _pairs(self, i, j):
-        self._check_fitted()
+        check_is_fitted(self, "scores_")
         a = self._positions(i, "i")
         b = self._positions(j, "j")
         if len(a) != len(b):
@@ -129,9 +145,7 @@ class Ranker(BaseEstimator):
 
     def score(self, X, y=None, sample_weight=None) -> float:
         """Fraction of held-out comparisons whose winner is the higher-scored item (ties count half)."""
-        from .metrics import held_out_error
-
-        self._check_fitted()
+        check_is_fitted(self, "scores_")
         held = as_comparisons(X, y, sample_weight)
         return 1.0 - held_out_error(self.scores_, held)
 

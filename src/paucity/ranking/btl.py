@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._errors import InputError, ParameterError, PaucityWarning
+from .._errors import InputError, PaucityWarning
+from .._validation import Interval, validate_params
 from . import _kernels
 from .base import Ranker, as_comparisons
 from .comparisons import Comparisons, PairTable, _shown
@@ -60,8 +61,9 @@ def btl_maximum_likelihood(
     pairs : PairTable
         The comparisons aggregated by pair (``Comparisons.pairs``).
     alpha : float, default=0
-        The L2 penalty; with ``alpha = 0`` the caller must have checked that
-        the maximum exists (strongly connected comparison graph).
+        Weight of the penalty ``(alpha/2)‖v‖²`` added to ``−ℓ(v)``; with
+        ``alpha = 0`` the caller must have checked that the maximum exists
+        (strongly connected comparison graph).
     tol : float, default=1e-9
         Stop when every entry of the penalized gradient is at most ``tol``
         (units: comparisons).
@@ -196,14 +198,19 @@ class BTL(Ranker):
     """Bradley–Terry–Luce maximum likelihood, optionally L2-regularized.
 
     Under BTL item ``j`` is preferred to ``i`` with probability
-    ``1 / (1 + exp(vᵢ − vⱼ))``; the estimator maximizes the likelihood (3.2)
-    of the comparisons, minus ``(alpha/2)‖v‖²`` when ``alpha > 0`` (the MAP
-    estimate under a Gaussian prior of variance ``1/alpha``).
+    ``1 / (1 + exp(vᵢ − vⱼ))``; the estimator minimizes
+
+    ``−ℓ(v) + (alpha/2)‖v‖²``,
+
+    the negative log-likelihood (3.2) of the comparisons plus an L2 penalty of
+    weight ``alpha`` (the MAP estimate under a Gaussian prior of variance
+    ``1/alpha``).
 
     Parameters
     ----------
     alpha : float, default=0.0
-        The L2 penalty. With ``alpha = 0`` the maximum exists only when the
+        Weight of the penalty ``(alpha/2)‖v‖²`` added to the negative
+        log-likelihood. With ``alpha = 0`` the maximum exists only when the
         directed comparison graph (an edge from each loser to its winner) is
         strongly connected; otherwise ``fit`` raises an error that says so.
     tol : float, default=1e-9
@@ -215,6 +222,9 @@ class BTL(Ranker):
     ----------
     scores_ : pandas.Series
         The log-weights v, centred to mean 0, indexed by item label.
+    log_scores_ : pandas.Series
+        The same v: BTL's scale is the common scale of every ranker's
+        ``log_scores_``.
     ranking_ : pandas.Index
         Item labels, best first.
     log_likelihood_ : float
@@ -240,6 +250,12 @@ class BTL(Ranker):
     0.623
     """
 
+    _parameter_constraints = {
+        "alpha": [Interval(numbers.Real, 0, None)],
+        "tol": [Interval(numbers.Real, 0, None, closed="neither")],
+        "max_iter": [Interval(numbers.Integral, 1, None)],
+    }
+
     def __init__(self, alpha=0.0, tol=1e-9, max_iter=100):
         self.alpha = alpha
         self.tol = tol
@@ -247,18 +263,12 @@ class BTL(Ranker):
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit on a :class:`~paucity.ranking.Comparisons` (or pairs ``X`` with outcomes ``y``)."""
-        alpha = self.alpha
-        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not np.isfinite(alpha) or alpha < 0:
-            raise ParameterError(f"alpha must be a non-negative number, got {alpha!r}.")
-        max_iter, tol = self.max_iter, self.tol
-        if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
-            raise ParameterError(f"max_iter must be a positive integer, got {max_iter!r}.")
-        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not np.isfinite(tol) or tol <= 0:
-            raise ParameterError(f"tol must be a positive number, got {tol!r}.")
+        params = validate_params(self)
+        alpha, tol, max_iter = float(params["alpha"]), float(params["tol"]), int(params["max_iter"])
         comparisons = as_comparisons(X, y, sample_weight)
         if alpha == 0:
             _check_mle_exists(comparisons)
-        result = btl_maximum_likelihood(comparisons.pairs, alpha=float(alpha), tol=float(self.tol), max_iter=int(self.max_iter))
+        result = btl_maximum_likelihood(comparisons.pairs, alpha=alpha, tol=tol, max_iter=max_iter)
         if not result.converged:
             warnings.warn(
                 f"BTL stopped after {result.n_iter} Newton steps with gradient {result.gradient_norm:.2e} "
@@ -269,7 +279,7 @@ class BTL(Ranker):
         self.log_likelihood_ = result.log_likelihood
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
-        self._set_scores(comparisons.items, result.log_weights)
+        self._set_scores(comparisons.items, result.log_weights, result.log_weights)
         return self
 
     def _probability(self, a, b):

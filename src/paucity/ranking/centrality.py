@@ -6,9 +6,10 @@ import numbers
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._errors import InputError, ParameterError, PaucityWarning
-from .._validation import check_choice
+from .._validation import Instance, Interval, Options, validate_params
 from .base import Ranker, as_comparisons, dask_comparisons_class
 from .similarity import Similarity, agreement_similarity, gaussian_similarity, precomputed_similarity
 from .stationary import SOLVERS, stationary_distribution
@@ -34,26 +35,32 @@ class RankCentrality(Ranker):
         The empirical chain: Q̂^NOS (3.3), Q̂^RA (3.4) or the sampling-weighted
         Q̂ of (3.5). See :mod:`paucity.ranking.transitions`.
     regularization : {None, "uniform", "similarity"}, default=None
-        ``None``: Algorithm 6; when the chain is not irreducible (the directed
-        comparison graph is not strongly connected) the uniform distribution is
-        returned with a warning naming the number of components.
-        ``"uniform"``: λ-regularized RankCentrality (Algorithm 7), the chain
-        ``Q̂ D_λ`` with ``D_λ = (1−λ)I + (λ/n)11ᵀ``. ``"similarity"``: the chain
-        ``Q̂ D_λ D′`` of §3.5 with ``D′`` from item features or a similarity
-        matrix attached to the comparisons.
+        ``None``: Algorithm 6, the chain ``Q̂``; when it is not irreducible
+        (the directed comparison graph is not strongly connected) the uniform
+        distribution is returned with a warning naming the number of
+        components. ``"uniform"``: λ-regularized RankCentrality (Algorithm 7),
+        the chain ``Q̂ D_λ`` with ``D_λ = (1−λ)I + (λ/n)11ᵀ``.
+        ``"similarity"``: the chain ``Q̂ D_λ D′`` of §3.5 with ``D′`` from item
+        features or a similarity matrix attached to the comparisons.
     lam : float, optional
-        λ in [0, 1). Defaults to ``1/n`` when regularizing; must be left unset
-        (or 0) without regularization.
+        The seed's λ: the weight of the uniform jump in ``D_λ = (1−λ)I +
+        (λ/n)11ᵀ``, so that each step of the chain ``Q̂ D_λ`` (or ``Q̂ D_λ D′``)
+        follows a comparison with probability 1−λ and jumps to a uniformly
+        drawn item with probability λ. It is not a penalty on a loss
+        (RankCentrality has none): larger λ pulls π towards uniform. In
+        (0, 1), default ``1/n`` when regularizing; must be left unset (or 0)
+        without regularization.
     pair_probabilities : array or sparse matrix (n, n), optional
-        μᵢⱼ for ``transition="sampling"`` (uniform when not given).
+        μᵢⱼ for ``transition="sampling"`` (uniform when not given); an error
+        with another transition.
     kernel : {"gaussian", "agreement", "precomputed"}, optional
         How ``D′`` is built for ``regularization="similarity"``: a Gaussian
         kernel of width ``sigma`` on continuous features, agreement counts
         with tightness ``tau`` on discrete features, or the similarity matrix
         of the comparisons. Default: ``"precomputed"`` when the comparisons
         carry a similarity matrix, ``"gaussian"`` otherwise.
-    sigma : float, default=1.0
-        Kernel width of the Gaussian kernel.
+    sigma : float, optional
+        Width σ of the Gaussian kernel ``exp(−‖xᵢ − xⱼ‖²/σ²)`` (default 1).
     tau : float, optional
         Tightness of the agreement kernel; must exceed every row sum of the
         agreement counts (default: 1 + the largest row sum).
@@ -68,10 +75,23 @@ class RankCentrality(Ranker):
     max_iter : int, optional
         Cap on matrix–vector products.
 
+    A parameter that the chosen chain does not use is an error, not ignored:
+    ``lam`` without regularization, ``pair_probabilities`` without
+    ``transition="sampling"``, ``kernel``, ``sigma``, ``tau`` and
+    ``n_neighbors`` without ``regularization="similarity"``, ``sigma`` and
+    ``n_neighbors`` with a kernel other than ``"gaussian"``, ``tau`` with a
+    kernel other than ``"agreement"``.
+
     Attributes
     ----------
     scores_ : pandas.Series
-        π, indexed by item label (sums to 1).
+        π, the stationary distribution, indexed by item label (non-negative,
+        sums to 1).
+    log_scores_ : pandas.Series
+        ``log π`` centred to mean zero: BTL's log-weights, which π estimates
+        up to a constant factor (Negahban et al., the seed's §3.2). An item
+        with ``π = 0`` (possible only with a similarity matrix that gives it
+        no weight) gets ``-inf`` and the others are centred among themselves.
     ranking_ : pandas.Index
         Item labels, best first (ties in item order).
     lam_ : float
@@ -98,9 +118,28 @@ class RankCentrality(Ranker):
     >>> model = RankCentrality().fit(c)
     >>> model.scores_.round(4).to_dict()
     {'a': 0.1111, 'b': 0.3333, 'c': 0.5556}
+    >>> model.log_scores_.round(3).to_dict()
+    {'a': -0.903, 'b': 0.196, 'c': 0.707}
     >>> list(model.ranking_)
     ['c', 'b', 'a']
     """
+
+    _parameter_constraints = {
+        "transition": [Options(*TRANSITIONS)],
+        "regularization": [Options(*REGULARIZATIONS[1:]), None],
+        "lam": [Interval(numbers.Real, 0, 1, closed="left"), None],
+        "pair_probabilities": [
+            Instance(np.ndarray, list, tuple, sp.spmatrix, sp.sparray, description="an (n, n) array or sparse matrix"),
+            None,
+        ],
+        "kernel": [Options(*KERNELS), None],
+        "sigma": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "tau": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "n_neighbors": [Interval(numbers.Integral, 1, None), None],
+        "solver": [Options(*SOLVERS)],
+        "tol": [Interval(numbers.Real, 0, None, closed="neither")],
+        "max_iter": [Interval(numbers.Integral, 1, None), None],
+    }
 
     def __init__(
         self,
@@ -109,7 +148,7 @@ class RankCentrality(Ranker):
         lam=None,
         pair_probabilities=None,
         kernel=None,
-        sigma=1.0,
+        sigma=None,
         tau=None,
         n_neighbors=None,
         solver="linear",
@@ -130,27 +169,16 @@ class RankCentrality(Ranker):
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit on a :class:`~paucity.ranking.Comparisons` (or pairs ``X`` with outcomes ``y``)."""
-        transition = check_choice(self.transition, TRANSITIONS, "transition")
-        regularization = self._regularization()
-        solver = check_choice(self.solver, SOLVERS, "solver")
-        if self.pair_probabilities is not None and transition != "sampling":
-            raise ParameterError(
-                f"pair_probabilities is used by transition='sampling' (3.5) only, not {transition!r}."
-            )
-        tol = self.tol
-        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not np.isfinite(tol) or tol <= 0:
-            raise ParameterError(f"tol must be a positive number, got {tol!r}.")
-        if self.max_iter is not None and (
-            isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1
-        ):
-            raise ParameterError(f"max_iter must be a positive integer or None, got {self.max_iter!r}.")
+        params = validate_params(self)
+        transition, regularization = params["transition"], params["regularization"]
+        _check_applicable(params)
         dask_input = dask_comparisons_class()
         if dask_input is not None and isinstance(X, dask_input):
-            return self._fit_dask(X, transition, regularization, solver)
+            return self._fit_dask(X, params)
         comparisons = as_comparisons(X, y, sample_weight)
-        lam = self._lam(comparisons.n_items, regularization)
-        chain = transition_matrix(comparisons, transition, self.pair_probabilities)
-        similarity = self._similarity(comparisons) if regularization == "similarity" else None
+        lam = _lam(params["lam"], comparisons.n_items, regularization)
+        chain = transition_matrix(comparisons, transition, params["pair_probabilities"])
+        similarity = _similarity(comparisons, params) if regularization == "similarity" else None
         self.lam_ = lam
         self.n_components_ = 1
         self.ergodic_ = True
@@ -169,27 +197,28 @@ class RankCentrality(Ranker):
                 )
                 n = comparisons.n_items
                 self.residual_, self.n_iter_ = 0.0, 0
-                self._set_scores(comparisons.items, np.full(n, 1.0 / n))
+                self._set_scores(comparisons.items, np.full(n, 1.0 / n), np.zeros(n))
                 return self
-        return self._stationary(chain, lam, similarity, solver, comparisons.items)
+        return self._stationary(chain, lam, similarity, params, comparisons.items)
 
-    def _fit_dask(self, data, transition, regularization, solver):
+    def _fit_dask(self, data, params):
         from .distributed_chain import distributed_transition
 
-        if regularization != "uniform":
+        if params["regularization"] != "uniform":
             raise ParameterError(
                 "on Dask, RankCentrality runs with regularization='uniform' only: the ergodicity check of the "
                 "unregularized chain needs the whole comparison graph on one machine, and similarity "
                 "regularization needs item features that DaskComparisons does not carry."
             )
-        if self.pair_probabilities is not None:
+        if params["pair_probabilities"] is not None:
             raise ParameterError("pair_probabilities is not supported on Dask; the sampling chain uses uniform μ there.")
-        lam = self._lam(data.n_items, regularization)
+        lam = _lam(params["lam"], data.n_items, "uniform")
         self.lam_, self.n_components_, self.ergodic_ = lam, 1, True
-        return self._stationary(distributed_transition(data, transition), lam, None, solver, data.items)
+        return self._stationary(distributed_transition(data, params["transition"]), lam, None, params, data.items)
 
-    def _stationary(self, chain, lam, similarity, solver, items):
+    def _stationary(self, chain, lam, similarity, params, items):
         """Solve for π, warn when the tolerance was not met, and set the fitted attributes."""
+        solver = params["solver"]
         result = stationary_distribution(
             chain, lam=lam, similarity=similarity, solver=solver, tol=float(self.tol), max_iter=self.max_iter
         )
@@ -201,7 +230,9 @@ class RankCentrality(Ranker):
                 stacklevel=3,
             )
         self.residual_, self.n_iter_ = result.residual, result.n_iter
-        self._set_scores(items, result.distribution)
+        with np.errstate(divide="ignore"):  # π = 0 is a log-weight of -inf
+            log_pi = np.log(result.distribution)
+        self._set_scores(items, result.distribution, log_pi)
         return self
 
     def _probability(self, a, b):
@@ -209,51 +240,78 @@ class RankCentrality(Ranker):
         total = pi[a] + pi[b]
         return np.divide(pi[b], total, out=np.full(len(a), 0.5), where=total > 0)
 
-    # -- parameters ---------------------------------------------------------------------------------
-    def _regularization(self):
-        if self.regularization is None:
-            return None
-        return check_choice(self.regularization, REGULARIZATIONS[1:], "regularization")
 
-    def _lam(self, n: int, regularization) -> float:
-        lam = self.lam
-        if lam is not None and (isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not np.isfinite(lam)):
-            raise ParameterError(f"lam must be a number in [0, 1), got {lam!r}.")
-        if regularization is None:
-            if lam not in (None, 0, 0.0):
+# -- parameters -------------------------------------------------------------------------------------
+# what each kernel parameter shapes, and the kernels it belongs to
+_KERNEL_PARAMETERS = {
+    "kernel": ("the similarity matrix D′", KERNELS),
+    "sigma": ("the width of the Gaussian kernel", ("gaussian",)),
+    "n_neighbors": ("the neighbours kept in the Gaussian kernel", ("gaussian",)),
+    "tau": ("the tightness of the agreement kernel", ("agreement",)),
+}
+
+
+def _check_applicable(params: dict) -> None:
+    """A parameter the chosen chain does not use is an error (the similarity kernel's are checked in _similarity)."""
+    if params["pair_probabilities"] is not None and params["transition"] != "sampling":
+        raise ParameterError(
+            f"RankCentrality: pair_probabilities is used by transition='sampling' (3.5) only, not "
+            f"{params['transition']!r}; leave it unset or set transition='sampling'."
+        )
+    if params["regularization"] is None and params["lam"] not in (None, 0, 0.0):
+        raise ParameterError(
+            f"RankCentrality: lam={params['lam']} has no effect without regularization; set "
+            "regularization='uniform' (λ-regularized RankCentrality) or leave lam unset."
+        )
+    if params["regularization"] != "similarity":
+        for name, (what, _) in _KERNEL_PARAMETERS.items():
+            if params[name] is not None:
                 raise ParameterError(
-                    f"lam={lam} has no effect without regularization; set regularization='uniform' "
-                    "(λ-regularized RankCentrality) or leave lam unset."
+                    f"RankCentrality: {name}={params[name]!r} sets {what}, which only regularization='similarity' "
+                    f"uses, but regularization={params['regularization']!r}; leave {name} unset or set "
+                    "regularization='similarity'."
                 )
-            return 0.0
-        if lam is None:
-            return 1.0 / n
-        if not 0.0 < lam < 1.0:
-            raise ParameterError(f"lam must be in (0, 1) when regularizing, got {lam!r}.")
-        return float(lam)
 
-    def _similarity(self, comparisons) -> Similarity:
-        kernel = self.kernel
-        if kernel is None:
-            kernel = "precomputed" if comparisons.similarity is not None else "gaussian"
-        kernel = check_choice(kernel, KERNELS, "kernel")
-        if kernel == "precomputed":
-            if comparisons.similarity is None:
-                raise InputError(
-                    "kernel='precomputed' needs a similarity matrix: build the Comparisons with similarity=..."
-                )
-            return precomputed_similarity(comparisons.similarity)
-        if comparisons.features is None:
-            raise InputError(
-                "regularization='similarity' needs item features or a similarity matrix: build the Comparisons "
-                "with features=... or similarity=..., or use regularization='uniform'."
+
+def _lam(lam, n: int, regularization) -> float:
+    """The λ of the chain: 0 without regularization, 1/n by default when regularizing."""
+    if regularization is None:
+        return 0.0
+    if lam is None:
+        return 1.0 / n
+    if not 0.0 < lam < 1.0:
+        raise ParameterError(f"RankCentrality: lam must be in (0, 1) when regularizing, got {lam!r}.")
+    return float(lam)
+
+
+def _similarity(comparisons, params) -> Similarity:
+    kernel = params["kernel"]
+    if kernel is None:
+        kernel = "precomputed" if comparisons.similarity is not None else "gaussian"
+    for name, (what, kernels) in _KERNEL_PARAMETERS.items():
+        if name != "kernel" and params[name] is not None and kernel not in kernels:
+            raise ParameterError(
+                f"RankCentrality: {name}={params[name]!r} sets {what}, but the kernel is {kernel!r}; leave {name} "
+                f"unset or set kernel={kernels[0]!r}."
             )
-        if kernel == "gaussian":
-            return gaussian_similarity(comparisons.features, float(self.sigma), self.n_neighbors)
-        tau = self.tau
-        if tau is None:
-            tau = _agreement_row_max(comparisons.features) + 1.0
-        return agreement_similarity(comparisons.features, float(tau))
+    if kernel == "precomputed":
+        if comparisons.similarity is None:
+            raise InputError(
+                "kernel='precomputed' needs a similarity matrix: build the Comparisons with similarity=..."
+            )
+        return precomputed_similarity(comparisons.similarity)
+    if comparisons.features is None:
+        raise InputError(
+            "regularization='similarity' needs item features or a similarity matrix: build the Comparisons "
+            "with features=... or similarity=..., or use regularization='uniform'."
+        )
+    if kernel == "gaussian":
+        sigma = 1.0 if params["sigma"] is None else float(params["sigma"])
+        return gaussian_similarity(comparisons.features, sigma, params["n_neighbors"])
+    tau = params["tau"]
+    if tau is None:
+        tau = _agreement_row_max(comparisons.features) + 1.0
+    return agreement_similarity(comparisons.features, float(tau))
 
 
 def _agreement_row_max(features) -> float:

@@ -26,6 +26,33 @@ where the seed's :math:`m(n)` (each pair is measured with probability
 as :math:`\hat m = 2M/(n-1)` from the total weight ``M`` of the comparisons
 and the number ``n`` of items. paucity's ``scores_`` is :math:`-\hat\Pi`, so
 that higher is better, as for every ranker.
+
+On BTL's log scale (``log_scores_``)
+------------------------------------
+The counting scores are relative positions, not strengths, so they are put
+on BTL's scale by what they estimate when the comparisons do follow BTL with
+log-weights ``v`` and every pair is equally likely to be compared (the
+seed's sampling model). A pair is then compared :math:`\hat m/n` times on
+average, and the expected scores are
+
+.. math::
+
+    \mathrm{BRE}_t = \frac{1}{2n}\sum_{s \ne t} \tanh\frac{v_t - v_s}{2},
+    \qquad
+    \mathrm{URE}_t = -\frac{1}{n}\sum_{s \ne t} \sigma(v_s - v_t).
+
+Both are Borda counts: increasing in :math:`v_t`, with slope 1/4 at equal
+strengths (:math:`\tanh(x/2) \approx x/2`, :math:`\sigma(x) \approx 1/2 + x/4`), where
+:math:`\mathrm{BRE}_t \approx (v_t - \bar v)/4` and
+:math:`\mathrm{URE}_t \approx -(n-1)/(2n) + (v_t - \bar v)/4`. So
+``log_scores_ = 4 (scores_ − mean(scores_))``: the centred log-weights to
+first order in the strength differences. The map is linear, so it keeps
+the order, the ties, the exact additivity of ``partial_fit`` and the
+distributed sums, and it needs no fit of its own. Its limit: the counts
+saturate (every comparison won), so with large strength differences the
+extremes are compressed (``|log_scores_|`` is at most about 2); on such data
+compare the order (``metrics.kendall_tau_b``), or use BTL or RankCentrality,
+whose ``log_scores_`` estimate v itself.
 """
 
 from __future__ import annotations
@@ -36,10 +63,10 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, InputTypeError
-from .._validation import check_random_state, is_dask_array
+from .._validation import RANDOM_STATE, check_random_state, is_dask_array, validate_params
 from .base import Ranker, as_comparisons, dask_comparisons_class
 
-__all__ = ["BRE", "URE", "ItemCounts", "comparison_counts", "counting_scores", "win_loss_sums"]
+__all__ = ["BRE", "URE", "ItemCounts", "comparison_counts", "counting_scores", "counting_log_scores", "win_loss_sums"]
 
 
 # -- kernel -----------------------------------------------------------------------------------------
@@ -143,6 +170,21 @@ def counting_scores(method: str, wins: np.ndarray, losses: np.ndarray, total_wei
     return (0.0 - losses) / m_hat  # 0.0 - x keeps +0.0 for items that never lost
 
 
+def counting_log_scores(scores: np.ndarray) -> np.ndarray:
+    """BRE's or URE's scores on BTL's centred log scale: ``4 (scores − mean(scores))``.
+
+    The first-order inverse of the expected counting score under BTL with
+    uniformly sampled pairs (see the module docstring).
+
+    Examples
+    --------
+    >>> counting_log_scores(np.array([0.25, -0.25]))
+    array([ 1., -1.])
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    return 4.0 * (scores - scores.mean())
+
+
 # -- estimators -------------------------------------------------------------------------------------
 def _batch(X, y, sample_weight):
     """Item labels and ItemCounts of what fit or partial_fit was given."""
@@ -167,6 +209,7 @@ class _CountingRanker(Ranker):
     """Shared machinery of BRE and URE (not used directly)."""
 
     _method = ""
+    _parameter_constraints = {"random_state": [RANDOM_STATE]}
 
     def __init__(self, random_state=None):
         self.random_state = random_state
@@ -210,6 +253,7 @@ class _CountingRanker(Ranker):
         -------
         self
         """
+        params = validate_params(self)
         labels, counts = _batch(X, y, sample_weight)
         if not hasattr(self, "_wins"):
             items = pd.Index(labels)
@@ -235,7 +279,7 @@ class _CountingRanker(Ranker):
         scores = counting_scores(self._method, wins, losses, total, len(items))
         self._wins, self._losses = wins, losses
         self._total_weight, self._n_comparisons = total, n_comparisons
-        self._set_scores(items, scores, check_random_state(self.random_state))
+        self._set_scores(items, scores, counting_log_scores(scores), check_random_state(params["random_state"]))
         self.wins_ = pd.Series(wins.copy(), index=items, name="wins")
         self.losses_ = pd.Series(losses.copy(), index=items, name="losses")
         self.n_comparisons_ = int(n_comparisons)
@@ -256,7 +300,13 @@ class BRE(_CountingRanker):
     Attributes
     ----------
     scores_ : pandas.Series
-        :math:`-\hat\Pi` per item label (higher is better).
+        :math:`-\hat\Pi` per item label (higher is better): BRE
+        :math:`(\mathrm{wins} - \mathrm{losses})/(2\hat m)`, URE
+        :math:`-\mathrm{losses}/\hat m`.
+    log_scores_ : pandas.Series
+        ``4 (scores_ − mean(scores_))``: BTL's centred log-weights to first
+        order in the strength differences, under uniformly sampled pairs
+        (see :mod:`paucity.ranking.counting`; extremes are compressed).
     ranking_ : pandas.Index
         Item labels, best first; ties broken at random with ``random_state``.
     items_ : pandas.Index
@@ -322,7 +372,13 @@ class URE(_CountingRanker):
     Attributes
     ----------
     scores_ : pandas.Series
-        :math:`-\hat\Pi` per item label (higher is better).
+        :math:`-\hat\Pi` per item label (higher is better): BRE
+        :math:`(\mathrm{wins} - \mathrm{losses})/(2\hat m)`, URE
+        :math:`-\mathrm{losses}/\hat m`.
+    log_scores_ : pandas.Series
+        ``4 (scores_ − mean(scores_))``: BTL's centred log-weights to first
+        order in the strength differences, under uniformly sampled pairs
+        (see :mod:`paucity.ranking.counting`; extremes are compressed).
     ranking_ : pandas.Index
         Item labels, best first; ties broken at random with ``random_state``.
     items_ : pandas.Index

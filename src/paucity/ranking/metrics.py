@@ -18,8 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, InputTypeError, ShapeMismatchError
-from .._validation import check_choice, check_random_state
-from .base import order_by_scores
+from .._validation import BOOLEAN, Options, check_parameter, check_random_state
 from .comparisons import Comparisons
 
 __all__ = [
@@ -30,6 +29,7 @@ __all__ = [
     "kendall_tau_distance",
     "l2_error",
     "max_displacement",
+    "order_by_scores",
     "pair_counts",
     "positions",
     "spearman_footrule",
@@ -112,6 +112,21 @@ def _paired(a, b, name_a: str, name_b: str):
     _check_not_nan(x, name_a, labels)
     _check_not_nan(z, name_b, labels)
     return x, z, labels
+
+
+# -- orders ---------------------------------------------------------------------------------------
+def order_by_scores(scores: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+    """Positions sorted best first; ties in item order, or at random when ``rng`` is given.
+
+    Examples
+    --------
+    >>> order_by_scores(np.array([0.1, 0.5, 0.1])).tolist()
+    [1, 0, 2]
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if rng is None:
+        return np.lexsort((np.arange(len(scores)), -scores))
+    return np.lexsort((rng.permutation(len(scores)), -scores))
 
 
 # -- counting pairs -------------------------------------------------------------------------------
@@ -305,8 +320,8 @@ def kendall_tau_b(a, b) -> float:
 
 
 # -- positions and distances ----------------------------------------------------------------------
-def _tie_rule(ties: str, random_state):
-    rule = check_choice(ties, _TIE_RULES, "ties")
+def _tie_rule(ties: str, random_state, owner: str):
+    rule = check_parameter(ties, "ties", [Options(*_TIE_RULES)], owner=owner)
     return check_random_state(random_state) if rule == "random" else None
 
 
@@ -349,7 +364,7 @@ def positions(scores, *, ties: str = "first", random_state=None):
     x = _vector(scores, "scores")
     labels = scores.index if isinstance(scores, pd.Series) else None
     _check_not_nan(x, "scores", labels)
-    out = _positions_of(x, _tie_rule(ties, random_state))
+    out = _positions_of(x, _tie_rule(ties, random_state, "positions"))
     return out if labels is None else pd.Series(out, index=labels, name="position")
 
 
@@ -395,7 +410,7 @@ def kendall_tau_distance(scores, true_scores, *, ties: str = "half", random_stat
     >>> kendall_tau_distance([0, 1, 2, 3], truth)
     6.0
     """
-    rule = check_choice(ties, ("half",) + _TIE_RULES, "ties")
+    rule = check_parameter(ties, "ties", [Options("half", *_TIE_RULES)], owner="kendall_tau_distance")
     x, z, _ = _paired(scores, true_scores, "scores", "true_scores")
     if rule != "half":
         rng = check_random_state(random_state) if rule == "random" else None
@@ -436,7 +451,7 @@ def displacement(scores, true_scores, *, ties: str = "first", random_state=None)
     [2, 1, 1, 0]
     """
     x, z, labels = _paired(scores, true_scores, "scores", "true_scores")
-    out = np.abs(_positions_of(x, _tie_rule(ties, random_state)) - _positions_of(z, None))
+    out = np.abs(_positions_of(x, _tie_rule(ties, random_state, "displacement")) - _positions_of(z, None))
     return out if labels is None else pd.Series(out, index=labels, name="displacement")
 
 
@@ -621,6 +636,7 @@ def l2_error(estimated_weights, true_weights, *, log: bool = False) -> float:
     >>> round(l2_error([0.0, 0.0], [0.0, 1.0986122886681098], log=True), 6)
     0.447214
     """
+    log = check_parameter(log, "log", [BOOLEAN], owner="l2_error")
     x, z, labels = _paired(estimated_weights, true_weights, "estimated_weights", "true_weights")
     if len(x) == 0:
         raise InputError("the weight vectors are empty; give a weight per item.")

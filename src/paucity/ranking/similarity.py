@@ -22,6 +22,7 @@ comparisons). Three constructions:
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,10 +30,12 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .._errors import InputError, ParameterError
+from .._validation import Interval, check_parameter
 
 __all__ = ["Similarity", "gaussian_similarity", "agreement_similarity", "precomputed_similarity", "DENSE_LIMIT"]
 
 DENSE_LIMIT = 2000  # items up to which a full n × n similarity is formed
+_POSITIVE = Interval(numbers.Real, 0, None, closed="neither")
 
 
 @dataclass(frozen=True)
@@ -72,10 +75,10 @@ def gaussian_similarity(features: np.ndarray, sigma: float, n_neighbors: int | N
     >>> np.round(D, 3).tolist()
     [[0.5, 0.5, 0.0], [0.5, 0.5, 0.0], [0.0, 0.0, 1.0]]
     """
+    sigma = check_parameter(sigma, "sigma", [_POSITIVE], owner="gaussian_similarity")
+    check_parameter(n_neighbors, "n_neighbors", [Interval(numbers.Integral, 1, None), None], owner="gaussian_similarity")
     features = np.asarray(features, dtype=np.float64)
     n = features.shape[0]
-    if not (np.isfinite(sigma) and sigma > 0):
-        raise ParameterError(f"sigma, the kernel width, must be a positive number, got {sigma!r}.")
     if n_neighbors is None and n > DENSE_LIMIT:
         n_neighbors = 50
     if n_neighbors is None or n_neighbors >= n:
@@ -86,8 +89,6 @@ def gaussian_similarity(features: np.ndarray, sigma: float, n_neighbors: int | N
         return Similarity(matrix=affinity / affinity.sum(axis=1, keepdims=True))
     from sklearn.neighbors import NearestNeighbors
 
-    if n_neighbors < 1:
-        raise ParameterError(f"n_neighbors must be at least 1, got {n_neighbors}.")
     search = NearestNeighbors(n_neighbors=n_neighbors).fit(features)
     distances, neighbours = search.kneighbors(features)
     affinity = np.exp(-(distances**2) / sigma**2)
@@ -107,6 +108,7 @@ def agreement_similarity(features: np.ndarray, tau: float) -> Similarity:
     >>> agreement_similarity(X, tau=5).toarray().tolist()
     [[0.8, 0.2, 0.0], [0.2, 0.6, 0.2], [0.0, 0.2, 0.8]]
     """
+    tau = check_parameter(tau, "tau", [_POSITIVE], owner="agreement_similarity")
     features = np.asarray(features)
     n, d = features.shape
     blocks = []
@@ -115,8 +117,6 @@ def agreement_similarity(features: np.ndarray, tau: float) -> Similarity:
         blocks.append(sp.csr_matrix((np.ones(n), (np.arange(n), codes)), shape=(n, len(levels))))
     onehot = sp.hstack(blocks).tocsr()
     row_sums = np.asarray(onehot @ np.asarray(onehot.sum(axis=0)).ravel()).ravel()  # Σ_ℓ Aᵢℓ, diagonal included
-    if not (np.isfinite(tau) and tau > 0):
-        raise ParameterError(f"tau, the tightness, must be a positive number, got {tau!r}.")
     if row_sums.max() >= tau:
         worst = int(np.argmax(row_sums))
         raise ParameterError(

@@ -27,13 +27,15 @@ stops when it falls below ``tol``.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse.linalg as spla
 from threadpoolctl import threadpool_limits
 
-from .._errors import ParameterError, PaucityWarning
+from .._errors import PaucityWarning
+from .._validation import Interval, Options, check_parameter
 from .similarity import Similarity
 from .transitions import Transition
 
@@ -117,9 +119,8 @@ def stationary_distribution(
     >>> np.round(result.distribution, 6).tolist()
     [0.333333, 0.555556, 0.111111]
     """
-    n = transition.n_items
-    if not 0.0 <= lam < 1.0:
-        raise ParameterError(f"lam must be in [0, 1), got {lam!r}.")
+    lam = check_parameter(lam, "lam", [Interval(numbers.Real, 0, 1, closed="left")], owner="stationary_distribution")
+    solver = check_parameter(solver, "solver", [Options(*SOLVERS)], owner="stationary_distribution")
     with threadpool_limits(1, user_api="blas"):  # vector operations: threads only add synchronization
         return _solve(transition, lam, similarity, solver, tol, max_iter)
 
@@ -130,10 +131,8 @@ def _solve(transition, lam, similarity, solver, tol, max_iter):
         pi, n_iter = _linear(transition, lam, similarity, tol, max_iter or 10_000)
     elif solver == "power":
         pi, n_iter = _power(transition, lam, similarity, tol, max_iter or 20 * n + 1000)
-    elif solver == "arpack":
-        pi, n_iter = _arpack(transition, lam, similarity, tol, max_iter or 10_000)
     else:
-        raise ParameterError(f"unknown solver {solver!r}; expected one of {', '.join(map(repr, SOLVERS))}.")
+        pi, n_iter = _arpack(transition, lam, similarity, tol, max_iter or 10_000)
     pi = np.where(pi < 0, 0.0, pi)  # round-off of the solvers, not probability mass
     total = pi.sum()
     pi = pi / total if total > 0 else np.full(n, 1.0 / n)

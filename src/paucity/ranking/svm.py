@@ -13,23 +13,81 @@ import numbers
 import warnings
 
 import numpy as np
+from scipy.optimize import brentq
+from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_approximation import RBFSampler
 from sklearn.svm import LinearSVC
 
 from .._errors import InputError, ParameterError, PaucityWarning
-from .._validation import check_choice, check_positive_int, check_random_state
+from .._validation import RANDOM_STATE, Interval, Options, check_is_fitted, check_random_state, validate_params
 from .base import Ranker, as_comparisons
 
-__all__ = ["RankSVM"]
+__all__ = ["RankSVM", "btl_scale"]
 
 _KERNELS = ("linear", "rbf")
+_POSITIVE = Interval(numbers.Real, 0, None, closed="neither")
 
 
-def _positive(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
-        raise ParameterError(f"{name} must be a positive number, got {value!r}.")
-    return float(value)
+def btl_scale(differences, outcomes, weights=None) -> float:
+    """The factor ``c >= 0`` that puts score differences on BTL's log-odds scale.
+
+    Maximizes ``Σₖ wₖ log σ(c·sₖ·dₖ) − ½ (c·r)²`` over ``c >= 0``, where
+    ``dₖ = f(xⱼ) − f(xᵢ)`` is the score difference of comparison ``k``,
+    ``sₖ = +1`` when ``j`` won and ``−1`` when ``i`` won, and ``r`` is the
+    weighted root mean square of the ``dₖ``: the BTL log-likelihood of the
+    comparisons under log-weights ``c·f``, with a standard normal prior on
+    ``c·r``, the log-odds of a typical comparison.
+
+    Parameters
+    ----------
+    differences : ndarray of shape (m,)
+        ``f(xⱼ) − f(xᵢ)`` per comparison.
+    outcomes : ndarray of {0, 1}, shape (m,)
+        1 when ``j`` won.
+    weights : ndarray of shape (m,), optional
+        A non-negative weight per comparison.
+
+    Returns
+    -------
+    float
+        ``c``; 0 when the scores do not separate any comparison (all
+        differences zero) or order the comparisons worse than chance.
+
+    Notes
+    -----
+    Platt's calibration of a scoring function, with BTL's model and no
+    intercept (``P(j ≻ i)`` is ½ when ``f(xⱼ) = f(xᵢ)``). The prior only
+    matters with few comparisons, or when ``f`` orders every comparison
+    correctly, where the likelihood alone grows without bound in ``c``.
+    The objective is concave, so its maximum is the root of its derivative,
+    found by Brent's method.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> d = rng.normal(size=20_000)                       # differences of f = v / 2
+    >>> won = (rng.random(20_000) < 1 / (1 + np.exp(-2 * d))).astype(int)
+    >>> round(btl_scale(d, won), 1)
+    2.0
+    """
+    d = np.asarray(differences, dtype=np.float64)
+    z = np.where(np.asarray(outcomes) == 1, d, -d)  # positive when f agrees with the outcome
+    w = np.ones(len(d)) if weights is None else np.asarray(weights, dtype=np.float64)
+    total = w.sum()
+    if not total > 0:
+        return 0.0
+    r2 = float(np.dot(w, d * d) / total)
+    if r2 == 0.0:
+        return 0.0
+
+    def slope(c: float) -> float:  # derivative of the objective, decreasing in c
+        return float(np.dot(w, z * expit(-c * z))) - c * r2
+
+    if slope(0.0) <= 0.0:
+        return 0.0
+    upper = float(np.dot(w, np.abs(z))) / r2 + 1.0  # slope(upper) < 0
+    return float(brentq(slope, 0.0, upper, xtol=1e-12, rtol=1e-12))
 
 
 class RankSVM(Ranker):
@@ -41,19 +99,32 @@ class RankSVM(Ranker):
         ``"linear"``: ``f(x) = wᵀ x`` on the item features. ``"rbf"``: the
         same on ``n_components`` random Fourier features approximating the
         RBF kernel ``exp(−gamma ‖x − x'‖²)``.
-    C : float, default 1
-        Inverse regularization strength of the SVM.
+    alpha : float, default 1
+        Weight of the penalty ``(alpha/2)‖w‖²`` added to the SVM's loss, the
+        weighted sum over comparisons of the squared hinge
+        ``max(0, 1 − ỹₖ wᵀ(xⱼ − xᵢ))²`` (``ỹₖ = ±1``). It is scikit-learn's
+        ``LinearSVC(C=1/alpha)``.
     gamma : float, default 1
         RBF kernel width parameter (``kernel="rbf"`` only).
     n_components : int, default 500
         Number of random Fourier features (``kernel="rbf"`` only).
     random_state : int, numpy.random.Generator or None
         Randomness of the Fourier features and of the sign flips (below).
+    C : float, deprecated
+        The old name of ``1/alpha``; gives a ``FutureWarning``.
 
     Attributes
     ----------
     scores_ : pandas.Series
-        ``f(x)`` of every item, indexed by item label (higher is better).
+        ``f(x)`` of every item, indexed by item label (higher is better), on
+        the SVM's margin scale: the hinge loss fixes a margin of 1, not a
+        probability, so differences of ``scores_`` are not log-odds.
+    log_scores_ : pandas.Series
+        ``scale_ · (f(x) − mean f)``: ``f`` on BTL's centred log scale, by the
+        factor under which BTL explains the training comparisons best
+        (:func:`btl_scale`, Platt's calibration with BTL's model).
+    scale_ : float
+        That factor; ``predict_proba(i, j)`` is ``σ(scale_ · (f(xⱼ) − f(xᵢ)))``.
     ranking_ : pandas.Index
         Item labels, best first.
     items_ : pandas.Index
@@ -92,12 +163,22 @@ class RankSVM(Ranker):
     True
     """
 
-    def __init__(self, kernel="linear", C=1.0, gamma=1.0, n_components=500, random_state=None):
+    _parameter_constraints = {
+        "kernel": [Options(*_KERNELS)],
+        "alpha": [_POSITIVE],
+        "gamma": [_POSITIVE],
+        "n_components": [Interval(numbers.Integral, 1, None)],
+        "random_state": [RANDOM_STATE],
+        "C": [_POSITIVE, Options("deprecated")],
+    }
+
+    def __init__(self, kernel="linear", alpha=1.0, gamma=1.0, n_components=500, random_state=None, C="deprecated"):
         self.kernel = kernel
-        self.C = C
+        self.alpha = alpha
         self.gamma = gamma
         self.n_components = n_components
         self.random_state = random_state
+        self.C = C
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit the scoring function.
@@ -115,11 +196,22 @@ class RankSVM(Ranker):
         -------
         self
         """
-        kernel = check_choice(self.kernel, _KERNELS, "kernel")
-        C = _positive(self.C, "C")
-        if kernel == "rbf":
-            gamma = _positive(self.gamma, "gamma")
-            n_components = check_positive_int(self.n_components, "n_components")
+        params = validate_params(self)
+        kernel = params["kernel"]
+        C = 1.0 / float(params["alpha"])
+        if params["C"] != "deprecated":
+            if params["alpha"] != 1.0:
+                raise ParameterError(
+                    f"RankSVM: give alpha only (C={params['C']!r} is its deprecated inverse), not both; "
+                    f"alpha={1.0 / params['C']:g} is C={params['C']!r}."
+                )
+            warnings.warn(
+                f"RankSVM's C is deprecated and will be removed; pass alpha=1/C (alpha={1.0 / params['C']:g}), the "
+                "weight of the penalty (alpha/2)‖w‖² added to the hinge loss.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            C = float(params["C"])
         comparisons = as_comparisons(X, y, sample_weight)
         if comparisons.features is None:
             raise InputError(
@@ -130,7 +222,8 @@ class RankSVM(Ranker):
         features = np.asarray(comparisons.features)
         if kernel == "rbf":
             feature_map = RBFSampler(
-                gamma=gamma, n_components=n_components, random_state=int(rng.integers(2**31 - 1))
+                gamma=float(params["gamma"]), n_components=int(params["n_components"]),
+                random_state=int(rng.integers(2**31 - 1)),
             )
             mapped = feature_map.fit_transform(features)
         else:
@@ -174,8 +267,16 @@ class RankSVM(Ranker):
             coef = svm.coef_.ravel().astype(np.float64)
         self.coef_ = coef
         self.feature_map_ = feature_map
-        self._set_scores(comparisons.items, mapped @ coef)
+        scores = mapped @ coef
+        self.scale_ = btl_scale(
+            scores[comparisons.j] - scores[comparisons.i], comparisons.y, comparisons.observation_weights
+        )
+        self._set_scores(comparisons.items, scores, self.scale_ * scores)
         return self
+
+    def _probability(self, a, b):
+        f = self.scores_.to_numpy()
+        return expit(self.scale_ * (f[b] - f[a]))
 
     def score_features(self, features) -> np.ndarray:
         """The fitted scoring function ``f(x)`` of new feature rows.
@@ -199,7 +300,7 @@ class RankSVM(Ranker):
         >>> bool(model.score_features([[5.0]])[0] > model.score_features([[3.0]])[0])
         True
         """
-        self._check_fitted()
+        check_is_fitted(self, "scores_")
         try:
             values = np.asarray(features, dtype=np.float64)
         except (TypeError, ValueError):

@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._errors import InputError, ShapeMismatchError
+from .._validation import Options, check_parameter
 from . import _kernels
 from .comparisons import Comparisons
 
@@ -111,12 +112,11 @@ def transition_matrix(comparisons: Comparisons, kind: str = "nos", pair_probabil
     >>> transition_matrix(c, "sampling").toarray()[2].tolist()
     [1.0, 0.0, 0.0, 0.0]
     """
+    kind = check_parameter(kind, "kind", [Options(*TRANSITIONS)], owner="transition_matrix")
     pairs = comparisons.pairs
     n = comparisons.n_items
     low, high = np.asarray(pairs.low), np.asarray(pairs.high)
     low_wins, high_wins = np.asarray(pairs.low_wins), np.asarray(pairs.high_wins)
-    if kind not in TRANSITIONS:
-        raise InputError(f"unknown transition {kind!r}; expected one of {', '.join(map(repr, TRANSITIONS))}.")
     factor = _sampling_factor(pair_probabilities, low, high, n) if kind == "sampling" else None
     up, down = pair_rates(kind, low_wins, high_wins, factor)
     if kind == "nos":
