@@ -13,7 +13,14 @@ from __future__ import annotations
 __all__ = ["DEPRECATED_OPTIONS", "quiet", "set_quiet"]
 
 #: Old spellings still accepted, per command: {command: {old: new}}.
-DEPRECATED_OPTIONS: dict[str, dict[str, str]] = {}
+DEPRECATED_OPTIONS: dict[str, dict[str, str]] = {
+    "differences": {
+        "--k": "--n-features",
+        "--permutations": "--n-permutations",
+        "--jobs": "--n-jobs",
+        "--index-col": "--index-column",
+    },
+}
 
 _settings = {"quiet": False}
 
