@@ -2,7 +2,7 @@
 
 POT is used as a black-box oracle: this script calls its public functions and
 records their values and timings. None of its code is part of paucity.
-``benchmarks/differences.py`` and ``benchmarks/differences_power.py`` run it in
+``benchmarks/differences.py`` and ``experiments/differences_power.py`` run it in
 a subprocess with the anchor's interpreter (``--anchor-python`` or the
 environment variable ``PAUCITY_ANCHOR_PYTHON``)::
 

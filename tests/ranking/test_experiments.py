@@ -1,14 +1,11 @@
 """The seeds' ranking experiments at reduced size (seed 000 §3.4–3.5, seed 003 §5.5).
 
-The functions come from ``benchmarks/ranking_experiments.py``, the script that
+The functions come from ``experiments/ranking.py``, the script that
 draws the figures of ``docs/ranking.md``; the slow tests check the claims the
 seeds make about those figures, the fast one that the script runs end to end.
 """
 
-import importlib.util
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -18,16 +15,11 @@ from paucity.datasets import btl_comparisons, btl_scores, feature_experiment
 from paucity.ranking import RankCentrality
 from paucity.ranking.metrics import kendall_tau_b
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "ranking_experiments.py"
-
-
 @pytest.fixture(scope="module")
 def rx():
-    spec = importlib.util.spec_from_file_location("paucity_ranking_experiments", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+    from experiments import ranking  # the repository root is on pytest's path (pyproject.toml)
+
+    return ranking
 
 
 def _means(summary: pd.DataFrame, metric: str, **where) -> pd.Series:

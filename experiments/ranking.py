@@ -2,10 +2,10 @@
 
 Run with paucity's development Python from the repository root::
 
-    python benchmarks/ranking_experiments.py all              # every figure, the seeds' sizes
-    python benchmarks/ranking_experiments.py fig3_1           # one figure
-    python benchmarks/ranking_experiments.py fig5_1c --repeats 100
-    python benchmarks/ranking_experiments.py all --quick      # small grids, few repetitions
+    python experiments/ranking.py all              # every figure, the seeds' sizes
+    python experiments/ranking.py fig3_1           # one figure
+    python experiments/ranking.py fig5_1c --repeats 100
+    python experiments/ranking.py all --quick      # small grids, few repetitions
 
 Subcommands (seed 000 is the thesis of chapter 3, seed 003 the one of chapter 5):
 
@@ -33,7 +33,7 @@ Subcommands (seed 000 is the thesis of chapter 3, seed 003 the one of chapter 5)
 
 The data of every figure come from a fixed seed (``--seed``). Figures are
 written to ``docs/figures/ranking_*.png`` and the numbers behind them to
-``benchmarks/results/ranking_*.csv``.
+``experiments/results/ranking_*.csv``.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ from paucity.ranking.metrics import displacement, kendall_tau_b, l2_error
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURES = ROOT / "docs" / "figures"
-RESULTS = ROOT / "benchmarks" / "results"
+RESULTS = ROOT / "experiments" / "results"
 SEED = 0
 
 # -- settings of each figure at full size (--quick uses the quick_* entries and smaller grids) ---------
@@ -524,7 +524,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-sweep", action="store_true", help="fig3_4-3_6: skip the (b) panels (tau-b against sigma)")
     p.add_argument("--figures-dir", type=Path, default=FIGURES, help="where the PNG files go (default docs/figures)")
     p.add_argument("--results-dir", type=Path, default=RESULTS,
-                   help="where the CSV files go (default benchmarks/results)")
+                   help="where the CSV files go (default experiments/results)")
     return p
 
 

@@ -2,9 +2,9 @@
 
 Run with paucity's development Python from the repository root::
 
-    python benchmarks/differences_power.py --anchor-python /path/to/pot-venv/bin/python
-    python benchmarks/differences_power.py --quick       # smoke run, written to a temporary folder
-    python benchmarks/differences_power.py --plot-only   # redraw the figure from the CSV
+    python experiments/differences_power.py --anchor-python /path/to/pot-venv/bin/python
+    python experiments/differences_power.py --quick       # smoke run, written to a temporary folder
+    python experiments/differences_power.py --plot-only   # redraw the figure from the CSV
 
 The seed's experiment: 20 data sets of growing dimension d in which only the
 first 3 features differ between the two populations, centred Gaussians with
@@ -47,9 +47,9 @@ observed one, ``paucity.differences.permutation_test``'s rule):
 The seed's n = m = 1,000 with a full PDA refit per permutation is out of reach
 on two cores; the sizes and solver settings used are printed, stored in the
 JSON next to the CSV and listed under ``REDUCTION``. The p-values per
-(d, repetition, method) go to ``benchmarks/results/differences_power.csv``
+(d, repetition, method) go to ``experiments/results/differences_power.csv``
 (resumable: rows already there are skipped), the averages to
-``benchmarks/results/differences_power.json`` and the figure to
+``experiments/results/differences_power.json`` and the figure to
 ``docs/figures/differences_power.png``.
 """
 
@@ -67,12 +67,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))  # the shared report helpers
 from markers import machine, package_version  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-RUNNER = ROOT / "benchmarks" / "_pot_runner.py"
-RESULTS = ROOT / "benchmarks" / "results"
+RUNNER = ROOT / "benchmarks" / "_pot_runner.py"  # the anchor runner stays with the benchmarks
+RESULTS = ROOT / "experiments" / "results"
 FIGURES = ROOT / "docs" / "figures"
 SEED = 4
 
@@ -415,7 +415,7 @@ def main(argv=None) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="3 dimensions, 2 repetitions, small n and B; written to a temporary folder")
     parser.add_argument("--output", type=Path, default=None,
-                        help="folder for the CSV, JSON and PNG (default: benchmarks/results and docs/figures)")
+                        help="folder for the CSV, JSON and PNG (default: experiments/results and docs/figures)")
     parser.add_argument("--plot-only", action="store_true", help="redraw the figure and summary from the CSV")
     args = parser.parse_args(argv)
 

@@ -2,8 +2,8 @@
 
 Run with paucity's development Python from the repository root::
 
-    python benchmarks/judgments_experiments.py            # the full runs (50 splits each)
-    python benchmarks/judgments_experiments.py --quick    # a smoke run, nothing written to docs/
+    python experiments/judgments.py            # the full runs (50 splits each)
+    python experiments/judgments.py --quick    # a smoke run, nothing written to docs/
 
 The seed's protocol (§4), for every data set, budget B and algorithm:
 
@@ -45,7 +45,7 @@ Data sets:
   judgments M = m·k per attribute, with k ∈ {2, 3, 4, 6, 8} judgments per
   feature and m = M/k training images, at budget 16 for Full and Scoring.
 
-Results: ``benchmarks/results/judgments_experiments.csv`` (one row per split,
+Results: ``experiments/results/judgments_experiments.csv`` (one row per split,
 budget and algorithm), figures ``docs/figures/judgments_budget.png`` and
 ``docs/figures/judgments_k_vs_m.png``, and the tables between
 ``<!-- judgments:begin -->`` and ``<!-- judgments:end -->`` of
@@ -62,14 +62,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))  # the shared report helpers
 from markers import machine, write_section  # noqa: E402
 
 from paucity.datasets import grouped_feature_crowd, simulate_crowd  # noqa: E402
 from paucity.judgments import Judgments, MultiSelectRegressor  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results"
+RESULTS = ROOT / "experiments" / "results"
 FIGURES = ROOT / "docs" / "figures"
 DOC = ROOT / "docs" / "judgments.md"
 SECTION = ("<!-- judgments:begin -->", "<!-- judgments:end -->")
@@ -297,7 +297,7 @@ def main(argv=None) -> None:
     write_csv(frame, RESULTS / "judgments_experiments.csv", index=False)
     plot(frame, experiments, FIGURES / "judgments_budget.png", FIGURES / "judgments_k_vs_m.png")
     about = machine()
-    body = [f"Written by `benchmarks/judgments_experiments.py` ({settings['splits']} random splits per point; "
+    body = [f"Written by `experiments/judgments.py` ({settings['splits']} random splits per point; "
             f"mean test squared error ± its standard error over the splits; the best of each row in bold). "
             f"Machine: {about.get('cpu', 'unknown CPU')}, {about.get('cores', '?')} cores; "
             f"{time.perf_counter() - started:.0f} s in all.", ""]

@@ -22,10 +22,10 @@ relevant features are the first 20), standardized on the pooled samples.
   score on the features; its path is ``sklearn.linear_model.lasso_path``.
 - ℓ₁-logistic regression: ``LogisticRegression(penalty="l1")`` over C.
 
-Writes ``benchmarks/results/differences_madelon.csv`` (one row per method and
+Writes ``experiments/results/differences_madelon.csv`` (one row per method and
 setting) and ``docs/figures/differences_madelon.png``.
 
-Run: ``python benchmarks/differences_madelon.py`` (about 10–20 minutes on 2
+Run: ``python experiments/differences_madelon.py`` (about 10–20 minutes on 2
 cores), ``--quick`` for a smoke run on 200 features and short solves.
 """
 
@@ -41,7 +41,7 @@ import pandas as pd
 from paucity.differences import PDA, PDACV, lambda_grid
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results" / "differences_madelon.csv"
+RESULTS = ROOT / "experiments" / "results" / "differences_madelon.csv"
 FIGURE = ROOT / "docs" / "figures" / "differences_madelon.png"
 N_RELEVANT = 20
 
