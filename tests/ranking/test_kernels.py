@@ -142,3 +142,28 @@ def test_fill_csr(n, nnz, seed, index_dtype):
     expected = np.zeros((n, n))
     np.add.at(expected, (rows, cols.astype(np.int64)), values)
     np.testing.assert_allclose(built, expected, atol=1e-12)
+
+
+def test_sums_are_the_same_bits_on_any_number_of_threads():
+    # many blocks of pairs, claimed by whichever thread is free: the block sums are added in block order
+    import numba
+
+    rng = np.random.default_rng(7)
+    n, n_pairs = 500, 10 * _kernels.SUM_BLOCK + 17
+    low = rng.integers(0, n - 1, n_pairs)
+    high = low + 1 + rng.integers(0, n, n_pairs) % (n - 1 - low)
+    low_wins, high_wins = rng.integers(0, 4, (2, n_pairs)).astype(np.float64)
+    v = rng.normal(scale=2.0, size=n)
+    previous = numba.get_num_threads()
+    results = []
+    try:
+        for threads in (1, numba.config.NUMBA_NUM_THREADS, numba.config.NUMBA_NUM_THREADS):
+            numba.set_num_threads(threads)
+            slope, curvature = np.empty(n_pairs), np.empty(n_pairs)
+            loss = _kernels.btl_pair_terms(low, high, low_wins, high_wins, v, slope, curvature)
+            results.append((loss, _kernels.btl_loss(low, high, low_wins, high_wins, v), slope, curvature))
+    finally:
+        numba.set_num_threads(previous)
+    for other in results[1:]:
+        for a, b in zip(results[0], other, strict=True):
+            np.testing.assert_array_equal(a, b)
