@@ -13,8 +13,8 @@ runner = CliRunner()
 ATTRIBUTES = ["signal", "noise1", "noise2", "noise3"]
 KEYS = {
     "question", "inputs", "n_objects", "n_attributes", "n_judgments", "settings", "repeats", "repeats_all", "spent",
-    "unspent", "note", "objective", "projected_loss", "projected_loss_without_judgments", "path", "judgments_needed",
-    "coefficients", "estimated_coefficients", "dropped",
+    "unspent", "note", "objective", "objective_name", "projected_loss", "projected_loss_estimate",
+    "projected_loss_without_judgments", "path", "judgments_needed", "coefficients", "estimated_coefficients", "dropped",
 }
 
 
@@ -70,7 +70,7 @@ def test_plan_has_the_repeats_the_projected_loss_and_what_is_still_needed(crowd,
     assert max(report["repeats"], key=report["repeats"].get) == "signal" and report["repeats"]["signal"] > 2
     _within_budget(report)
     assert report["settings"] == {
-        "algorithm": "full", "budget": 5.0, "ridge": 0.0, "min_judgments": 2, "drop_incomplete": False,
+        "algorithm": "full", "budget": 5.0, "ridge": None, "min_judgments": 2, "drop_incomplete": False,
         "costs": dict.fromkeys(report["repeats_all"], 1.0), "costs_unlisted": [], "costs_unknown": [],
     }
     assert (report["n_objects"], report["n_attributes"], report["n_judgments"]) == (60, 4, 480)
@@ -183,7 +183,7 @@ def test_drop_incomplete(crowd, tmp_path):
     frame.drop(short.union(single)).to_csv(judgments, index=False)
     out = tmp_path / "plan.json"
     result = _run(judgments, "--labels", labels_path, "--budget", 5, "--out", out)
-    fails_in_one_line(result, "at least 2 judgments", "pass --drop-incomplete")
+    fails_in_one_line(result, "at least 2 judgments", "pass drop_incomplete=True")
     assert not out.exists()
     result = _run(judgments, "--labels", labels_path, "--budget", 5, "--drop-incomplete", "--out", out)
     assert result.exit_code == 0, result.output
@@ -251,7 +251,7 @@ def _costs(text):
     "spoil, args, words",
     [
         (_spoil_value, [], ["column 'value' must hold numbers", "'high'"]),
-        (_single_judgments, [], ["at least 2 judgments", "noise1", "pass --drop-incomplete"]),
+        (_single_judgments, [], ["at least 2 judgments", "noise1", "pass drop_incomplete=True"]),
         (_missing_labels, [], ["3 judged object(s) have no label", "o59"]),
         (_disagreeing_labels, [], ["more than once", "o0"]),
         (_text_labels, [], ["labels must be numbers"]),
@@ -261,10 +261,15 @@ def _costs(text):
         (_costs("attribute,cost\nnoise2,cheap\n"), [], ["costs must be positive", "'noise2'"]),
         (_costs("attribute,cost\nsignal,6\nnoise1,6\nnoise2,6\nnoise3,6\n"), [], ["smaller than the cheapest"]),
         (None, ["--budget", 0.5], ["budget 0.5 is smaller than the cheapest attribute"]),
-        (None, ["--budget", -1], ["budget must be a positive number"]),
+        (None, ["--budget", -1], ["budget must be a number > 0, got -1.0"]),
+        (None, ["--budget", "inf"], ["budget must be a number > 0, got inf"]),
+        (None, ["--budget", "nan"], ["budget must be a number > 0, got nan"]),
         (None, ["--budget", "many"], ["Invalid value for '--budget'", "paucity multiselect --help"]),
-        (None, ["--algorithm", "greedy"], ["unknown --algorithm 'greedy'", "full, scoring, averages, copies"]),
+        (None, ["--algorithm", "greedy"], ["algorithm must be one of 'full', 'scoring', 'averages', 'copies'",
+                                           "got 'greedy'"]),
         (None, ["--ridge", -1], ["ridge must be a number >= 0"]),
+        (None, ["--algorithm", "scoring", "--ridge", 1], ["ridge applies to algorithm='full' only"]),
+        (None, ["--algorithm", "copies", "--ridge", 0], ["algorithm='copies' does not use it"]),
         (None, ["--value-column", "score"], ["no column score"]),
     ],
 )
@@ -291,6 +296,9 @@ def test_missing_unreadable_and_misplaced_files(crowd, tmp_path):
     fails_in_one_line(_run(judgments, "--labels", empty, "--budget", 5, "--out", out), "empty.csv is empty")
     misplaced = tmp_path / "missing" / "plan.json"
     fails_in_one_line(_run(judgments, "--labels", labels_path, "--budget", 5, "--out", misplaced), "folder of --out", "does not exist")
+    # --out is checked before anything is read
+    fails_in_one_line(_run(tmp_path / "absent.csv", "--labels", labels_path, "--budget", 5, "--out", misplaced), "folder of --out")
+    fails_in_one_line(_run(judgments, "--labels", labels_path, "--budget", 5, "--out", tmp_path), "--out", "is a folder")
     fails_in_one_line(_run(judgments, "--labels", labels_path, "--budget", 5), "Missing option '--out'")
     fails_in_one_line(_run(judgments, "--budget", 5, "--out", out), "Missing option '--labels'")
     fails_in_one_line(_run(judgments, "--labels", labels_path, "--out", out), "Missing option '--budget'")
@@ -306,3 +314,78 @@ def test_help():
         "--attribute-column", "--value-column", "--out", "Examples", "paucity multiselect",
     ):
         assert word in text
+
+
+def test_a_huge_budget_ends_promptly_and_says_what_was_left(crowd, tmp_path):
+    judgments, labels_path, frame, labels = crowd
+    out = tmp_path / "plan.json"
+    result = _run(judgments, "--labels", labels_path, "--budget", "1e308", "--out", out)
+    assert result.exit_code == 0, result.output
+    report = read_json(out)
+    assert report["unspent"] > 1e307 and "would not change the plan" in report["note"]
+    warnings = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(warnings) == 1 and warnings[0].startswith("warning: full stopped after spending")
+    assert "would not change the plan" in " ".join(result.stdout.split())
+    spent = report["spent"]
+    smaller = tmp_path / "smaller.json"
+    assert _run(judgments, "--labels", labels_path, "--budget", spent, "--out", smaller).exit_code == 0
+    assert read_json(smaller)["repeats_all"] == report["repeats_all"]
+
+
+def test_scorings_plan_is_projected_with_fulls_estimate(crowd, tmp_path):
+    judgments, labels_path, frame, labels = crowd
+    out = tmp_path / "plan.json"
+    result = _run(judgments, "--labels", labels_path, "--budget", 5, "--algorithm", "scoring", "--out", out)
+    assert result.exit_code == 0, result.output
+    report = read_json(out)
+    full = MultiSelectRegressor(budget=5).fit(frame, _labels(labels))
+    assert report["projected_loss"] == pytest.approx(full.projected_loss(report["repeats_all"]))
+    assert report["projected_loss_estimate"] == "full" and report["objective_name"] == "scoring objective"
+    assert report["path"][-1]["projected_loss"] == pytest.approx(report["projected_loss"])
+    text = " ".join(result.stdout.split())
+    assert f"Projected squared loss on new objects (Full estimate): {report['projected_loss']:.4g}" in text
+    assert f"Scoring objective" in text and f"{report['objective']:.4g}" in text
+
+
+def test_identifiers_are_read_as_text(tmp_path):
+    frame, labels = _crowd(n_objects=30)
+    names = {f"o{i}": f"{i:05d}" for i in range(30)}
+    names["o1"] = "NA"
+    frame["object"] = frame["object"].map(names)
+    frame["attribute"] = frame["attribute"].replace({"noise3": "NA", "noise2": "007"})
+    labels["object"] = labels["object"].map(names)
+    frame.to_csv(tmp_path / "judgments.csv", index=False)
+    labels.to_csv(tmp_path / "labels.csv", index=False)
+    (tmp_path / "costs.csv").write_text("attribute,cost\n007,2\nNA,0.5\n")
+    out = tmp_path / "plan.json"
+    result = _run(tmp_path / "judgments.csv", "--labels", tmp_path / "labels.csv", "--budget", 5, "--costs",
+                  tmp_path / "costs.csv", "--out", out)
+    assert result.exit_code == 0, result.output
+    report = read_json(out)
+    assert sorted(report["repeats_all"]) == ["007", "NA", "noise1", "signal"]
+    assert report["settings"]["costs"] == {"007": 2.0, "NA": 0.5, "noise1": 1.0, "signal": 1.0}
+    objects = {row["object"] for row in report["judgments_needed"]["rows"]}
+    assert "00024" in objects and "NA" in objects and report["n_objects"] == 30
+    # labels keyed by the first column when none is named like --object-column
+    labels.rename(columns={"object": "photo"}).to_csv(tmp_path / "labels.csv", index=False)
+    again = tmp_path / "again.json"
+    assert _run(tmp_path / "judgments.csv", "--labels", tmp_path / "labels.csv", "--budget", 5, "--costs",
+                tmp_path / "costs.csv", "--out", again).exit_code == 0
+    assert read_json(again)["repeats_all"] == report["repeats_all"]
+
+
+def test_duplicate_column_headers_are_refused(crowd, tmp_path):
+    judgments, labels_path, frame, labels = crowd
+    (tmp_path / "twice.csv").write_text("object,attribute,value,value\no1,a,1,2\n")
+    out = tmp_path / "plan.json"
+    fails_in_one_line(_run(tmp_path / "twice.csv", "--labels", labels_path, "--budget", 5, "--out", out), "value")
+    assert not out.exists()
+
+
+def test_quiet_prints_no_summary(crowd, tmp_path):
+    judgments, labels_path, _, _ = crowd
+    out = tmp_path / "plan.json"
+    result = runner.invoke(app, ["--quiet", "multiselect", str(judgments), "--labels", str(labels_path), "--budget", "5",
+                                 "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == "" and read_json(out)["repeats"]

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from paucity.datasets import simulate_crowd
-from paucity.judgments import MultiSelectRegressor
+from paucity.judgments import MultiSelectRegressor, scoring_objective
 
 REPEATS = [
     [1, 0, 3, 0, 5, 0],
@@ -21,9 +21,17 @@ def errors(n_objects, algorithm, binary, seeds):
                                binary=binary, noise=0.5, random_state=seed)
         model = MultiSelectRegressor(budget=4, algorithm=algorithm).fit(crowd.judgments, crowd.labels)
         for r in REPEATS:
-            repeats = dict(zip(crowd.attributes, r))
-            out.append(abs(model.projected_loss(repeats) - crowd.true_loss(r)))
+            out.append(abs(estimated_loss(model, r) - crowd.true_loss(r)))
     return np.mean(out)
+
+
+def estimated_loss(model, r):
+    """E[Y²] minus the algorithm's own objective: Full's (``projected_loss``) or Scoring's."""
+    if model.algorithm_ == "scoring":
+        moments = model.moments_
+        return moments.label_second_moment - scoring_objective(
+            r, moments.correlation, moments.external_variance(), moments.internal_variance)
+    return model.projected_loss(dict(zip(model.attributes_, r)))
 
 
 @pytest.mark.parametrize("algorithm, binary", [("full", None), ("full", [True, False] * 3), ("scoring", None)])

@@ -7,8 +7,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 
-from paucity._errors import InputError, InputTypeError, NotFittedError, ParameterError, PaucityError
-from paucity.judgments import Judgments, MultiSelectRegressor, check_labels, full_objective
+from paucity._errors import InputError, InputTypeError, NotFittedError, ParameterError, PaucityError, PaucityWarning
+from paucity.judgments import (
+    GAIN_TOLERANCE,
+    Judgments,
+    MultiSelectRegressor,
+    check_labels,
+    full_objective,
+    scoring_objective,
+)
 
 
 def crowd(n_objects=150, judgments=2, seed=0, start=0, judgment_seed=None):
@@ -165,14 +172,22 @@ def test_single_judgments_are_refused_for_training():
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"budget": 0}, "budget must be a positive number"),
+        ({"budget": 0}, "MultiSelectRegressor: budget must be a number > 0, got 0"),
+        ({"budget": float("inf")}, "budget must be a number > 0, got inf"),
+        ({"budget": float("nan")}, "budget must be a number > 0, got nan"),
+        ({"budget": -1}, "budget must be a number > 0, got -1"),
+        ({"budget": "10"}, "budget must be a number > 0, got '10'"),
         ({"budget": 0.5}, "smaller than the cheapest attribute"),
         ({"budget": 3, "costs": pd.Series({"a": 4.0, "b": 5.0, "c": 4.0, "d": 9.0})}, "smaller than the cheapest"),
         ({"budget": 3, "costs": pd.Series({"a": 0.0})}, "costs must be positive numbers; attribute 'a'"),
         ({"budget": 3, "costs": {"b": -1}}, "attribute 'b' costs -1"),
         ({"budget": 3, "algorithm": "lasso"}, "algorithm"),
-        ({"budget": 3, "ridge": -1.0}, "ridge must be a number >= 0"),
+        ({"budget": 3, "ridge": -1.0}, "ridge must be a number >= 0 or None"),
+        ({"budget": 3, "algorithm": "scoring", "ridge": 1.0}, "ridge applies to algorithm='full' only"),
+        ({"budget": 3, "algorithm": "averages", "ridge": 0.0}, "algorithm='averages' does not use it"),
+        ({"budget": 3, "costs": [1, 2]}, "costs must be a pandas Series or dict of cost per attribute or None"),
         ({"budget": 3, "min_judgments": 1}, "min_judgments must be an integer >= 2"),
+        ({"budget": 3, "drop_incomplete": "yes"}, "drop_incomplete must be True or False"),
     ],
 )
 def test_bad_parameters_get_clear_errors(params, message):
@@ -182,10 +197,11 @@ def test_bad_parameters_get_clear_errors(params, message):
 
 
 def test_estimator_contract():
-    model = MultiSelectRegressor(budget=5, algorithm="scoring", ridge=0.1)
+    model = MultiSelectRegressor(budget=5, algorithm="full", ridge=0.1)
     assert clone(model).get_params() == model.get_params()
-    with pytest.raises(NotFittedError):
-        model.predict(crowd(n_objects=3)[0])
+    for use in (lambda: model.predict(crowd(n_objects=3)[0]), model.projected_loss, model.judgments_needed):
+        with pytest.raises(NotFittedError, match="MultiSelectRegressor is not fitted yet"):
+            use()
     judgments, labels = crowd(n_objects=40)
     assert model.fit(Judgments(judgments), labels) is model
 
@@ -220,3 +236,53 @@ def test_averages_with_a_budget_below_k_judgments_buys_nothing_and_says_so():
     assert model.repeats_.sum() == 0 and model.unspent_ == 1
     assert "bought nothing" in model.repeats_.attrs["note"]
     assert model.predict(judgments).nunique() == 1  # the mean label
+
+
+def test_the_projected_loss_is_fulls_estimate_for_every_algorithm():
+    # Scoring chooses by its own objective, but its plan's projected loss is Full's estimate, like the others'
+    judgments, labels = crowd()
+    scoring = MultiSelectRegressor(budget=6, algorithm="scoring").fit(judgments, labels)
+    moments = scoring.moments_
+    r = scoring.repeats_.to_numpy()
+    full = full_objective(r, moments.correlation, moments.external_covariance(), moments.internal_variance)
+    own = scoring_objective(r, moments.correlation, moments.external_variance(), moments.internal_variance)
+    assert scoring.projected_loss() == pytest.approx(moments.label_second_moment - full)
+    assert scoring.objective_ == pytest.approx(own) and own != pytest.approx(full)
+    assert scoring.path_["projected_loss"].iloc[-1] == pytest.approx(scoring.projected_loss())
+    assert scoring.path_["objective"].iloc[-1] == pytest.approx(own)
+    for algorithm in ("averages", "copies"):
+        model = MultiSelectRegressor(budget=6, algorithm=algorithm).fit(judgments, labels)
+        repeats = model.repeats_.to_numpy()
+        assert model.projected_loss() == pytest.approx(moments.label_second_moment - full_objective(
+            repeats, moments.correlation, moments.external_covariance(), moments.internal_variance))
+
+
+def test_ridge_is_added_to_m_r_of_the_full_objective():
+    judgments, labels = crowd(n_objects=40)
+    model = MultiSelectRegressor(budget=6, ridge=0.5).fit(judgments, labels)
+    moments = model.moments_
+    r = model.repeats_.to_numpy().astype(float)
+    used = np.flatnonzero(r > 0)
+    block = (moments.external_covariance()[np.ix_(used, used)] + np.diag(moments.internal_variance[used] / r[used])
+             + 0.5 * np.eye(len(used)))
+    b = moments.correlation[used]
+    assert model.objective_ == pytest.approx(b @ np.linalg.solve(block, b))
+    np.testing.assert_allclose(model.coef_.to_numpy()[used], np.linalg.solve(block, b))
+    assert MultiSelectRegressor(budget=6).fit(judgments, labels).objective_ > model.objective_
+
+
+@pytest.mark.parametrize("algorithm", ["full", "scoring"])
+def test_a_budget_beyond_what_can_matter_stops_early_with_a_warning(algorithm):
+    judgments, labels = crowd(n_objects=60)
+    with pytest.warns(PaucityWarning, match="a larger budget would not change the plan"):
+        model = MultiSelectRegressor(budget=1e308, algorithm=algorithm).fit(judgments, labels)
+    assert "would not change the plan" in model.repeats_.attrs["note"]
+    spent = float(model.repeats_.sum())
+    assert model.unspent_ == 1e308 - spent and 0 < spent < 10_000
+    # the last purchase still gained more than the tolerance; the next one would not have
+    objective = model.path_["objective"].to_numpy()
+    assert objective[-1] - objective[-2] > GAIN_TOLERANCE * objective[-2]
+    # the same plan for any budget from what it spent on
+    again = MultiSelectRegressor(budget=spent, algorithm=algorithm).fit(judgments, labels)
+    pd.testing.assert_series_equal(again.repeats_, model.repeats_)
+    assert "note" not in again.repeats_.attrs

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
+import warnings
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from .._errors import InputError, ParameterError
+from .._errors import InputError, PaucityWarning
 from ._command import one_line_errors
 
 __all__ = ["multiselect"]
@@ -53,11 +56,12 @@ def multiselect(
         "(greedy least squares on the means of each attribute's training judgments) and copies (on the "
         "individual judgments); the baselines give an attribute at most the judgments every training object has.",
     ),
-    ridge: float = typer.Option(
-        0.0,
+    ridge: Optional[float] = typer.Option(
+        None,
         "--ridge",
-        help="Added to the diagonal of the estimated covariance of the Full objective (>= 0): limits over-fitting "
-        "on few training objects.",
+        help="For --algorithm full only: a multiple of the identity (>= 0) added to the matrix M_r of the Full "
+        "objective before it is solved; limits over-fitting on few training objects. Default 0.",
+        show_default=False,
     ),
     drop_incomplete: bool = typer.Option(
         False,
@@ -99,36 +103,65 @@ def multiselect(
       paucity multiselect judgments.csv --labels labels.csv --budget 20 --out plan.json
       paucity multiselect judgments.tsv --labels labels.tsv --budget 20 --costs costs.csv --algorithm scoring --out plan.json
     """
-    from rich.console import Console
+    from .. import io
+    from ..judgments import Judgments, plan
+    from ._options import quiet
 
-    console = Console()
-    with one_line_errors():
-        if not out.parent.exists():
-            raise ParameterError(f"the folder of --out ({out.parent}) does not exist; create it first.")
-        result = _plan(
-            judgments, labels, costs, budget=budget, algorithm=algorithm, ridge=ridge, drop_incomplete=drop_incomplete,
-            columns={"object": object_column, "attribute": attribute_column, "value": value_column},
+    with one_line_errors(), _warnings_in_one_line():
+        io.check_output_path(out, option="--out")
+        columns = {"object": object_column, "attribute": attribute_column, "value": value_column}
+        training = Judgments.read(judgments, **columns)
+        label_table = _two_columns(labels, object_column, "object and label", "--labels")
+        cost_table = _two_columns(costs, attribute_column, "attribute and cost", "--costs") if costs else None
+        result = plan(
+            training, label_table, budget, costs=cost_table, algorithm=algorithm, ridge=ridge,
+            min_judgments=MIN_JUDGMENTS, drop_incomplete=drop_incomplete, progress=not quiet(),
         )
-        from .. import io
+        report = {
+            "inputs": {
+                "judgments": judgments.name,
+                "labels": labels.name,
+                "costs": costs.name if costs else None,
+                "columns": columns,
+            },
+            **result.to_dict(),
+        }
+        io.write_text(json.dumps(report, indent=2, allow_nan=False) + "\n", out)
+    if not quiet():
+        _summary(result, out)
 
-        io.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n", out)
-    _summary(console, result, out)
+
+@contextlib.contextmanager
+def _warnings_in_one_line():
+    """Show paucity's warnings as ``warning: ...`` lines on stderr, as the errors are shown."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PaucityWarning)
+        try:
+            yield
+        finally:
+            for warning in caught:
+                if issubclass(warning.category, PaucityWarning):
+                    print(f"warning: {warning.message}", file=sys.stderr)
+                else:
+                    warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
 
 
 # -- reading the inputs ----------------------------------------------------------------------------
 def _two_columns(path: Path, key: str, what: str, flag: str):
-    """A Series from a two-column table: the ``key`` column (else the first) as index, the other as values."""
+    """A Series from a two-column table: the ``key`` column (else the first), read as text, as index; the other as values."""
     import pandas as pd
 
     from .. import io
 
-    frame = io.read_frame(path)
+    frame = io.read_frame(path, text_columns=[key])
     if frame.shape[1] != 2:
         shown = ", ".join(repr(str(name)) for name in list(frame.columns)[:10])
         raise InputError(
             f"{flag} {path} must have two columns, {what}; it has {frame.shape[1]} ({shown}). Check the separator "
             "(',' for .csv, tab for .tsv) and keep only those two."
         )
+    if key not in frame.columns:
+        frame = io.read_frame(path, text_columns=[str(frame.columns[0])])
     name = key if key in frame.columns else frame.columns[0]
     other = next(column for column in frame.columns if column != name)
     names = frame[name]
@@ -138,187 +171,49 @@ def _two_columns(path: Path, key: str, what: str, flag: str):
     return pd.Series(frame[other].to_numpy(), index=pd.Index(names, name=str(name)), name=str(other))
 
 
-def _read_judgments(path: Path, columns: dict):
-    from ..judgments import Judgments
-
-    return Judgments.read(path, object=columns["object"], attribute=columns["attribute"], value=columns["value"])
-
-
-# -- choosing the repeats ----------------------------------------------------------------------------
-def _plan(judgments_path: Path, labels_path: Path, costs_path: Path | None, *, budget, algorithm, ridge,
-          drop_incomplete, columns) -> dict:
-    import numpy as np
-
-    from ..judgments import ALGORITHMS, MultiSelectRegressor
-
-    algorithm_key = algorithm.lower()
-    if algorithm_key not in ALGORITHMS:
-        raise ParameterError(f"unknown --algorithm {algorithm!r}; expected one of {', '.join(ALGORITHMS)}.")
-    judgments = _read_judgments(judgments_path, columns)
-    y = _two_columns(labels_path, columns["object"], "object and label", "--labels")
-    cost_table = _two_columns(costs_path, columns["attribute"], "attribute and cost", "--costs") if costs_path else None
-    model = MultiSelectRegressor(
-        budget=budget, algorithm=algorithm_key, costs=cost_table, ridge=ridge, min_judgments=MIN_JUDGMENTS,
-        drop_incomplete=drop_incomplete, progress=True,
-    )
-    try:
-        model.fit(judgments, y)
-    except InputError as error:  # the library names its parameter; the command has a flag for it
-        message = str(error)
-        if "drop_incomplete=True" not in message:
-            raise
-        raise InputError(message.replace("pass drop_incomplete=True", "pass --drop-incomplete")) from None
-
-    attributes = model.attributes_
-    repeats = model.repeats_
-    chosen = repeats[repeats > 0]
-    estimated = {"coef": _weights(model.coef_, chosen.index), "intercept": _number(model.intercept_)}
-    needed = model.judgments_needed()
-    missing = int(needed["more"].sum())
-    if len(needed) == 0:
-        training = judgments.subset(objects=model.training_counts_.index, attributes=attributes)
-        model.refit(training, y)
-        coefficients = {
-            "available": True,
-            "source": "least squares on the means of the first r[a] judgments of each training object",
-            "coef": _weights(model.coef_, chosen.index),
-            "intercept": _number(model.intercept_),
-            "message": None,
-        }
-    else:
-        coefficients = {
-            "available": False,
-            "source": None,
-            "coef": None,
-            "intercept": None,
-            "message": (
-                f"not available yet: {missing} more judgment(s) are needed so every training object has r[a] "
-                "judgments of each chosen attribute (see judgments_needed); collect them and run again."
-            ),
-        }
-    costs_used = model.costs_
-    listed = [] if cost_table is None else list(cost_table.index)
-    unlisted = [str(a) for a in attributes if cost_table is not None and a not in set(listed)]
-    unknown = [str(a) for a in listed if a not in set(judgments.attributes)]
-    dropped = model.dropped_
-    counts = model.training_counts_
-    return {
-        "question": "Which attributes should be judged for a new object, and how many times each, within the budget?",
-        "inputs": {
-            "judgments": judgments_path.name,
-            "labels": labels_path.name,
-            "costs": costs_path.name if costs_path else None,
-            "columns": dict(columns),
-        },
-        "n_objects": int(counts.shape[0]),
-        "n_attributes": int(counts.shape[1]),
-        "n_judgments": int(counts.to_numpy().sum()),
-        "settings": {
-            "algorithm": algorithm_key,
-            "budget": _number(budget),
-            "ridge": _number(ridge),
-            "min_judgments": MIN_JUDGMENTS,
-            "drop_incomplete": bool(drop_incomplete),
-            "costs": {str(a): _number(c) for a, c in costs_used.items()},
-            "costs_unlisted": unlisted,
-            "costs_unknown": unknown,
-        },
-        "repeats": {str(a): int(r) for a, r in chosen.items()},
-        "repeats_all": {str(a): int(r) for a, r in repeats.items()},
-        "spent": _number(float(budget) - model.unspent_),
-        "unspent": _number(model.unspent_),
-        "note": repeats.attrs.get("note"),
-        "objective": _number(model.objective_),
-        "projected_loss": _number(model.projected_loss()),
-        "projected_loss_without_judgments": _number(model.projected_loss(np.zeros(len(attributes), dtype=np.int64))),
-        "path": [
-            {
-                "step": int(row.step),
-                "attribute": str(row.attribute),
-                "cost": _number(row.cost),
-                "spent": _number(row.spent),
-                "objective": _number(row.objective),
-                "projected_loss": _number(row.projected_loss),
-            }
-            for row in model.path_.itertuples(index=False)
-        ],
-        "judgments_needed": {
-            "total": missing,
-            "n_objects": int(needed["object"].nunique()),
-            "rows": [
-                {"object": str(row.object), "attribute": str(row.attribute), "have": int(row.have), "more": int(row.more)}
-                for row in needed.itertuples(index=False)
-            ],
-        },
-        "coefficients": coefficients,
-        "estimated_coefficients": {
-            "note": "estimated from the training judgments' moments before the judgments are collected; "
-            "least squares on the collected means replaces them",
-            **estimated,
-        },
-        "dropped": None
-        if not drop_incomplete
-        else {
-            "objects": [str(name) for name in dropped.objects],
-            "attributes": [str(name) for name in dropped.attributes],
-            "n_judgments": int(dropped.n_judgments),
-        },
-    }
-
-
-def _weights(coef, chosen) -> dict:
-    return {str(a): _number(coef[a]) for a in chosen}
-
-
-def _number(value):
-    """A JSON-safe float: None for NaN or infinity."""
-    import math
-
-    value = float(value)
-    return value if math.isfinite(value) else None
-
-
 # -- the human summary ---------------------------------------------------------------------------
-def _summary(console, result: dict, out: Path) -> None:
+def _summary(result, out: Path) -> None:
+    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
-    settings = result["settings"]
-    coefficients = result["coefficients"]
-    fitted = coefficients["available"]
-    weights = coefficients["coef"] if fitted else result["estimated_coefficients"]["coef"]
-    view = Table(title=f"Judgments to buy per new object ({settings['algorithm']}, budget {settings['budget']:g})")
+    console = Console()
+    fitted = result.coefficients is not None
+    weights = result.coefficients if fitted else result.estimated_coefficients
+    view = Table(title=f"Judgments to buy per new object ({result.algorithm}, budget {result.budget:g})")
     for column in ("attribute", "judgments", "spent", "coefficient" if fitted else "coefficient (estimated)"):
         view.add_column(column, justify="left" if column == "attribute" else "right")
-    for attribute, repeats in result["repeats"].items():
-        weight = weights.get(attribute)
-        shown = "-" if weight is None else f"{weight:+.4g}"
-        view.add_row(escape(attribute), str(repeats), f"{settings['costs'][attribute] * repeats:g}", shown)
+    for attribute, repeats in result.chosen.items():
+        view.add_row(escape(str(attribute)), str(repeats), f"{result.costs[attribute] * repeats:g}",
+                     f"{weights[attribute]:+.4g}")
     console.print(view)
-    spending = f"Spent {result['spent']:g} of {settings['budget']:g}"
-    console.print(spending + (f"; {result['note']}" if result["note"] else f" ({result['unspent']:g} unspent)."))
+    spending = f"Spent {result.spent:g} of {result.budget:g}"
+    console.print(spending + (f"; {result.note}" if result.note else f" ({result.unspent:g} unspent)."))
     console.print(
-        f"Projected squared loss on new objects: {result['projected_loss']:.4g} "
-        f"(label variance, the loss with no judgments: {result['projected_loss_without_judgments']:.4g})."
+        f"Projected squared loss on new objects (Full estimate): {result.projected_loss:.4g} "
+        f"(label variance, the loss with no judgments: {result.projected_loss_without_judgments:.4g})."
     )
-    needed = result["judgments_needed"]
-    if fitted:
+    if result.algorithm == "scoring":
         console.print(
-            f"Every training object has enough judgments: least-squares intercept {coefficients['intercept']:.4g}."
+            f"Scoring objective (the variance Scoring's own estimate, which assumes uncorrelated attributes, says "
+            f"the plan explains): {result.objective:.4g}."
         )
+    needed = result.judgments_needed
+    if fitted:
+        console.print(f"Every training object has enough judgments: least-squares intercept {result.intercept:.4g}.")
     else:
         console.print(
-            f"Still needed: {needed['total']} more judgment(s) on {needed['n_objects']} training object(s) "
-            "(listed in the JSON); the least-squares coefficients come once they are collected."
+            f"Still needed: {int(needed['more'].sum())} more judgment(s) on {needed['object'].nunique()} training "
+            "object(s) (listed in the JSON); the least-squares coefficients come once they are collected."
         )
-    if result["dropped"] is not None and (result["dropped"]["objects"] or result["dropped"]["attributes"]):
-        dropped = result["dropped"]
+    dropped = result.dropped
+    if dropped is not None and (dropped.objects or dropped.attributes):
         console.print(
-            f"--drop-incomplete dropped {len(dropped['objects'])} object(s) and {len(dropped['attributes'])} "
-            f"attribute(s) ({dropped['n_judgments']} judgment(s)) with fewer than {settings['min_judgments']} judgments."
+            f"--drop-incomplete dropped {len(dropped.objects)} object(s) and {len(dropped.attributes)} "
+            f"attribute(s) ({dropped.n_judgments} judgment(s)) with fewer than {result.min_judgments} judgments."
         )
-    if settings["costs_unlisted"]:
-        console.print(f"Not in --costs, so costing 1: {escape(', '.join(settings['costs_unlisted']))}.")
-    if settings["costs_unknown"]:
-        console.print(f"In --costs but never judged (ignored): {escape(', '.join(settings['costs_unknown']))}.")
+    if result.costs_unlisted:
+        console.print(f"Not in --costs, so costing 1: {escape(', '.join(result.costs_unlisted))}.")
+    if result.costs_unknown:
+        console.print(f"In --costs but never judged (ignored): {escape(', '.join(result.costs_unknown))}.")
     console.print(f"Plan written to {out}")

@@ -1,10 +1,11 @@
-"""The moment estimates of Algorithm 1 (seed 002, §3) and the two projected objectives.
+"""The moment estimates of Algorithm 1 (seed 002, §3).
 
 For a repeat vector r (judgments per attribute), the best linear predictor on
 the means of r[a] judgments has squared loss ℓ(r) = E[Y²] − bᵀΣ_r⁺b with
 b = E[X̄Y] and Σ_r = Σ + Diag(v/r) on the attributes with r[a] > 0 (Σ: the
 external covariance, v: the internal variance). Everything is estimated once
-from training objects judged k ≥ 2 times each.
+from training objects judged k ≥ 2 times each; the objectives built on the
+estimates are in :mod:`paucity.judgments.objective`.
 """
 
 from __future__ import annotations
@@ -13,9 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._errors import ParameterError
-
-__all__ = ["Moments", "estimate_moments", "full_objective", "make_psd", "scoring_objective"]
+__all__ = ["Moments", "estimate_moments", "make_psd"]
 
 
 @dataclass(frozen=True)
@@ -55,7 +54,11 @@ class Moments:
         return np.maximum(0.0, np.diag(self.second_moment) - self.internal_variance * self.inverse_counts)
 
     def external_covariance(self, ridge: float = 0.0) -> np.ndarray:
-        """Σ̂ = MakePSD((1/m) Σᵢ x̄ᵢx̄ᵢᵀ − Diag(v̂)/k) (Algorithm 1, line 10), plus ``ridge`` on the diagonal (§3.3)."""
+        """Σ̂ = MakePSD((1/m) Σᵢ x̄ᵢx̄ᵢᵀ − Diag(v̂)/k) (Algorithm 1, line 10), plus ``ridge``·I (§3.3).
+
+        ``ridge`` on the diagonal of Σ̂ is ``ridge``·I added to every M_r built
+        from it (:func:`~paucity.judgments.objective.repeat_matrix`).
+        """
         sigma = make_psd(self.second_moment - np.diag(self.internal_variance * self.inverse_counts))
         if ridge:
             sigma = sigma + ridge * np.eye(sigma.shape[0])
@@ -127,56 +130,21 @@ def make_psd(matrix: np.ndarray) -> np.ndarray:
     return (vectors * np.maximum(values, 0.0)) @ vectors.T
 
 
-def _check_repeats(repeats, d: int) -> np.ndarray:
-    repeats = np.asarray(repeats)
-    if repeats.shape != (d,) or (repeats < 0).any():
-        raise ParameterError(f"repeats must be {d} whole numbers >= 0, one per attribute.")
-    return repeats.astype(np.float64)
+_MOVED = {"scoring_objective", "full_objective"}
 
 
-def scoring_objective(repeats, correlation, external_variance, internal_variance) -> float:
-    """obĵₛ(r) = Σ_{a: r[a] > 0} b̂[a]² / (σ̂²[a] + v̂[a]/r[a]), a 0/0 term counting as 0 (eq. 1).
+def __getattr__(name: str):
+    # the objectives moved to paucity.judgments.objective; the old path keeps working for a while
+    if name in _MOVED:
+        import warnings
 
-    Examples
-    --------
-    >>> scoring_objective([2, 0], np.array([1.0, 5.0]), np.array([0.5, 1.0]), np.array([1.0, 1.0]))
-    1.0
-    """
-    repeats = _check_repeats(repeats, len(correlation))
-    used = repeats > 0
-    return float(np.sum(_scoring_terms(repeats[used], correlation[used], external_variance[used],
-                                       internal_variance[used])))
+        from . import objective
 
-
-def _scoring_terms(repeats, correlation, external_variance, internal_variance) -> np.ndarray:
-    """b²/(σ² + v/r) per attribute for r > 0; 0 where the denominator is 0."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        denominator = external_variance + internal_variance / repeats
-        terms = correlation**2 / denominator
-    return np.where(denominator > 0, terms, 0.0)
-
-
-def full_objective(repeats, correlation, external_covariance, internal_variance) -> float:
-    """obĵ_f(r) = sub_r(b̂)ᵀ M_r⁺ sub_r(b̂) with M_r = sub_r(Σ̂ + Diag(v̂/r)) (Algorithm 1, lines 11–12).
-
-    Examples
-    --------
-    >>> sigma = np.array([[1.0, 0.5], [0.5, 1.0]])
-    >>> round(full_objective([1, 1], np.array([1.0, 1.0]), sigma, np.array([1.0, 1.0])), 6)
-    0.8
-    """
-    return _full_value(_check_repeats(repeats, len(correlation)), correlation, external_covariance, internal_variance)
-
-
-def _full_value(repeats, correlation, covariance, internal_variance) -> float:
-    """:func:`full_objective` on a checked repeat vector."""
-    used = np.flatnonzero(repeats > 0)
-    if not len(used):
-        return 0.0
-    b = correlation[used]
-    return float(b @ np.linalg.pinv(_block(used, repeats, covariance, internal_variance), hermitian=True) @ b)
-
-
-def _block(used, repeats, covariance, internal_variance) -> np.ndarray:
-    """M_r = sub_r(Σ̂ + Diag(v̂/r)) on the attributes ``used`` (those with r > 0)."""
-    return covariance[np.ix_(used, used)] + np.diag(internal_variance[used] / repeats[used])
+        warnings.warn(
+            f"paucity.judgments.estimates.{name} is deprecated and will be removed; import it from "
+            f"paucity.judgments (or paucity.judgments.objective).",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return getattr(objective, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

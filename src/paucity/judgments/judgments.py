@@ -18,8 +18,9 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, InputTypeError, ParameterError
+from ._text import listing
 
-__all__ = ["DropReport", "Judgments", "Ragged"]
+__all__ = ["DropReport", "Judgments", "Ragged", "as_judgments"]
 
 
 @dataclass(frozen=True)
@@ -78,12 +79,6 @@ def _names(values: pd.Series) -> pd.Index:
         return pd.Index(sorted(unique, key=str))
 
 
-def _listing(names, limit: int = 5) -> str:
-    names = [str(name) for name in names]
-    shown = ", ".join(names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
-
-
 class Judgments:
     """Judgments of attributes of objects, one row per judgment.
 
@@ -136,7 +131,7 @@ class Judgments:
         missing = [column for column in (object, attribute, value) if column not in data.columns]
         if missing:
             raise InputError(
-                f"the judgments have no column {_listing(missing)}; they have {_listing(list(data.columns), 10)}. "
+                f"the judgments have no column {listing(missing)}; they have {listing(list(data.columns), 10)}. "
                 "Name the columns with object=, attribute= and value=."
             )
         if len(data) == 0:
@@ -179,10 +174,16 @@ class Judgments:
     # -- reading ----------------------------------------------------------------------------------
     @classmethod
     def read(cls, path, object: str = "object", attribute: str = "attribute", value: str = "value") -> Judgments:
-        """Read judgments from a CSV/TSV (optionally gzipped) or Parquet file in long format."""
+        """Read judgments from a CSV/TSV (optionally gzipped) or Parquet file in long format.
+
+        The object and attribute columns are read as text, exactly as written:
+        ``"00024"`` stays ``"00024"`` and ``NA`` is a name like any other (an
+        empty field is missing).
+        """
         from ..io import read_frame
 
-        return cls(read_frame(Path(path)), object=object, attribute=attribute, value=value)
+        frame = read_frame(Path(path), text_columns=[object, attribute])
+        return cls(frame, object=object, attribute=attribute, value=value)
 
     # -- shape ------------------------------------------------------------------------------------
     @property
@@ -206,7 +207,7 @@ class Judgments:
         try:
             return int(self.attributes.get_loc(attribute))
         except KeyError:
-            raise InputError(f"no attribute {attribute!r} among the judgments ({_listing(self.attributes)}).") from None
+            raise InputError(f"no attribute {attribute!r} among the judgments ({listing(self.attributes)}).") from None
 
     def ragged(self, attribute) -> Ragged:
         """The judgments of one attribute, object by object (every object, possibly with none)."""
@@ -266,7 +267,7 @@ class Judgments:
         object_codes = self.objects.get_indexer(object_index)
         if (object_codes < 0).any():
             missing = object_index[object_codes < 0]
-            raise InputError(f"no judgments of object(s) {_listing(missing)}.")
+            raise InputError(f"no judgments of object(s) {listing(missing)}.")
         out = np.empty((len(object_index), len(attribute_index)))
         for column, attribute in enumerate(attribute_index):
             limit = limits[column]
@@ -364,7 +365,7 @@ class Judgments:
             a, i = np.argwhere(short)[0]
             raise InputError(
                 f"training needs at least {min_judgments} judgments of every attribute on every object: "
-                f"{len(objects)} object(s) ({_listing(objects)}) are short of attribute(s) {_listing(attributes)} "
+                f"{len(objects)} object(s) ({listing(objects)}) are short of attribute(s) {listing(attributes)} "
                 f"(object {self.objects[i]!r} has {counts[a, i]} of {self.attributes[a]!r}). Collect more "
                 "judgments, or pass drop_incomplete=True to drop them."
             )
@@ -384,3 +385,21 @@ class Judgments:
             n_judgments=self.n_judgments - kept.n_judgments,
         )
         return kept, report
+
+
+def as_judgments(data) -> Judgments:
+    """``data`` as :class:`Judgments`: itself, or a long-format DataFrame (object, attribute, value) converted.
+
+    Examples
+    --------
+    >>> as_judgments(pd.DataFrame({"object": ["o1"], "attribute": ["tall"], "value": [1]}))
+    Judgments(1 judgments of 1 attributes on 1 objects)
+    """
+    if isinstance(data, Judgments):
+        return data
+    if isinstance(data, pd.DataFrame):
+        return Judgments(data)
+    raise InputTypeError(
+        f"judgments must be a Judgments or a long-format DataFrame (object, attribute, value), got "
+        f"{type(data).__name__}."
+    )

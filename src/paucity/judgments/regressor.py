@@ -3,32 +3,24 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from .._errors import InputError, InputTypeError, NotFittedError, ParameterError
+from .._errors import InputError, InputTypeError, ParameterError, PaucityWarning
 from .._progress import progress_bar
-from .._validation import check_choice
-from .estimates import Moments, _block, estimate_moments, full_objective, scoring_objective
-from .judgments import Judgments, _listing
-from .selection import GreedyPath, forward_selection, greedy_full, greedy_scoring
+from .._validation import BOOLEAN, Instance, Interval, Options, check_is_fitted, validate_params
+from ._text import listing
+from .estimates import Moments, estimate_moments
+from .judgments import as_judgments
+from .objective import full_objective, full_weights, scoring_objective, scoring_weights
+from .selection import GAIN_TOLERANCE, GreedyPath, forward_selection, greedy_full, greedy_scoring
 
-__all__ = ["ALGORITHMS", "MultiSelectRegressor"]
+__all__ = ["ALGORITHMS", "MultiSelectRegressor", "check_labels"]
 
 ALGORITHMS = ("full", "scoring", "averages", "copies")
-
-
-def _as_judgments(judgments) -> Judgments:
-    if isinstance(judgments, Judgments):
-        return judgments
-    if isinstance(judgments, pd.DataFrame):
-        return Judgments(judgments)
-    raise InputTypeError(
-        f"judgments must be a Judgments or a long-format DataFrame (object, attribute, value), got "
-        f"{type(judgments).__name__}."
-    )
 
 
 def check_labels(y, objects: pd.Index) -> pd.Series:
@@ -53,20 +45,21 @@ def check_labels(y, objects: pd.Index) -> pd.Series:
         if disagree.any():
             names = disagree.index[disagree.to_numpy()]
             raise InputError(
-                f"labels are given more than once, with different values, for object(s) {_listing(names)}; "
+                f"labels are given more than once, with different values, for object(s) {listing(names)}; "
                 "keep one label per object."
             )
         values = grouped.first()
     missing = objects.difference(values.index)
     if len(missing):
         raise InputError(
-            f"{len(missing)} judged object(s) have no label: {_listing(missing)}. Give a label for every "
+            f"{len(missing)} judged object(s) have no label: {listing(missing)}. Give a label for every "
             "training object, or leave their judgments out."
         )
     return values.reindex(objects).astype(np.float64)
 
 
 def _check_costs(costs, attributes: pd.Index) -> pd.Series:
+    """Cost of one judgment of each of ``attributes``: positive numbers, 1 where ``costs`` does not list one."""
     if costs is None:
         return pd.Series(1.0, index=attributes, name="cost")
     if isinstance(costs, dict):
@@ -83,7 +76,7 @@ def _check_costs(costs, attributes: pd.Index) -> pd.Series:
             f"costs must be positive numbers; attribute {first!r} costs {costs.iloc[np.flatnonzero(bad)[0]]!r}."
         )
     if values.index.has_duplicates:
-        raise ParameterError(f"costs lists attribute(s) {_listing(values.index[values.index.duplicated()])} twice.")
+        raise ParameterError(f"costs lists attribute(s) {listing(values.index[values.index.duplicated()])} twice.")
     return values.reindex(attributes).fillna(1.0).astype(np.float64).rename("cost")
 
 
@@ -94,7 +87,12 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
     ----------
     budget : float
         The cost allowed per new object: Σₐ cost[a]·r[a] ≤ budget (with
-        unit costs, the number of judgments).
+        unit costs, the number of judgments). A positive finite number.
+        Full and Scoring stop early, leaving the rest unspent with a
+        warning, once no affordable judgment raises their objective by more
+        than :data:`~paucity.judgments.selection.GAIN_TOLERANCE` (10⁻⁴) of its
+        value: a larger budget would not change the plan, and the run ends
+        after a bounded number of steps however large the budget.
     algorithm : {"full", "scoring", "averages", "copies"}, default "full"
         "full" and "scoring": Algorithm 1 of seed 002 with the Full or the
         Scoring objective. "averages" and "copies": the baselines of §4,
@@ -104,9 +102,12 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
     costs : pandas.Series or dict, optional
         Cost of one judgment per attribute (default 1; attributes not listed
         cost 1). The seed counts a numerical judgment as 4 binary ones.
-    ridge : float, default 0.0
-        Added to the diagonal of Σ̂ for the Full objective (§3.3): limits
-        over-fitting on small training sets.
+    ridge : float, optional
+        For ``algorithm="full"`` only: ``ridge``·I is added to every M_r
+        before it is inverted, so the Full objective becomes
+        b̂ᵀ(M_r + ridge·I)⁺b̂ with M_r = sub_r(Σ̂ + Diag(v̂/r)) (§3.3): it
+        limits over-fitting on small training sets. None (the default) is 0;
+        giving it with another algorithm is an error.
     min_judgments : int, default 2
         Judgments needed of every attribute on every training object (k ≥ 2).
     drop_incomplete : bool, default False
@@ -123,15 +124,18 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         The algorithm run (``algorithm`` in lower case).
     repeats_ : pandas.Series of int
         r[a], judgments per attribute for a new object. When the algorithm
-        stopped with budget it could not spend (a baseline that ran out of
-        attributes), ``repeats_.attrs["note"]`` says so.
+        stopped with budget left (a baseline that ran out of attributes, or
+        a budget beyond what can matter), ``repeats_.attrs["note"]`` says so.
     unspent_ : float
         Budget left unspent.
     path_ : pandas.DataFrame
-        One row per greedy step: ``attribute``, ``cost``, ``objective`` and
-        ``projected_loss`` after the step.
+        One row per greedy step: ``attribute``, ``cost``, ``spent``,
+        ``objective`` (the algorithm's own: Scoring's for "scoring", Full's
+        for the others) and ``projected_loss`` (Full's estimate, for every
+        algorithm) after the step.
     objective_ : float
-        The estimated objective obĵ(r) of the chosen repeats.
+        The objective of the chosen repeats: Scoring's obĵₛ(r) for
+        "scoring", Full's obĵ_f(r) for the others.
     moments_ : Moments
         The training estimates (b̂, v̂, Σ̂_k, ...).
     coef_ : pandas.Series
@@ -142,6 +146,8 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
     intercept_ : float
     refitted_ : bool
         Whether ``coef_`` comes from :meth:`refit`.
+    costs_ : pandas.Series
+        The cost of one judgment of each attribute.
     training_counts_ : pandas.DataFrame
         Judgments per training object and attribute.
     dropped_ : DropReport
@@ -154,8 +160,10 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
     :meth:`fit`; (2) :meth:`judgments_needed` lists what to collect so every
     training object has r[a] judgments; (3) :meth:`refit` on the means of
     r[a] judgments; (4) :meth:`predict` new objects judged r[a] times.
-    :meth:`projected_loss` estimates E[Y²] − obĵ(r), the squared loss of the
-    best linear predictor on r judgments, before buying any.
+    :meth:`projected_loss` estimates E[Y²] − obĵ_f(r), the squared loss of
+    the best linear predictor on r judgments, before buying any — with
+    Full's estimate whatever the algorithm, so plans compare on one scale.
+    :func:`paucity.judgments.plan` runs steps (1)–(3) in one call.
 
     Examples
     --------
@@ -174,8 +182,19 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
     {'useful': 5, 'useless': 0}
     """
 
-    def __init__(self, budget=10, algorithm: str = "full", costs=None, ridge: float = 0.0, min_judgments: int = 2,
-                 drop_incomplete: bool = False, progress: bool = False):
+    _parameter_constraints = {
+        "budget": [Interval(numbers.Real, 0, None, closed="neither")],
+        "algorithm": [Options(*ALGORITHMS)],
+        "costs": [Instance(pd.Series, pd.DataFrame, dict, description="a pandas Series or dict of cost per attribute"),
+                  None],
+        "ridge": [Interval(numbers.Real, 0, None), None],
+        "min_judgments": [Interval(numbers.Integral, 2, None)],
+        "drop_incomplete": [BOOLEAN],
+        "progress": [BOOLEAN],
+    }
+
+    def __init__(self, budget=10, algorithm: str = "full", costs=None, ridge: float | None = None,
+                 min_judgments: int = 2, drop_incomplete: bool = False, progress: bool = False):
         self.budget = budget
         self.algorithm = algorithm
         self.costs = costs
@@ -185,22 +204,6 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         self.progress = progress
 
     # -- fitting ----------------------------------------------------------------------------------
-    def _check_parameters(self) -> str:
-        algorithm = check_choice(self.algorithm, ALGORITHMS, "algorithm")
-        if isinstance(self.budget, bool) or not isinstance(self.budget, numbers.Real) or not np.isfinite(self.budget) \
-                or self.budget <= 0:
-            raise ParameterError(f"budget must be a positive number, got {self.budget!r}.")
-        if isinstance(self.ridge, bool) or not isinstance(self.ridge, numbers.Real) or not np.isfinite(self.ridge) \
-                or self.ridge < 0:
-            raise ParameterError(f"ridge must be a number >= 0, got {self.ridge!r}.")
-        if isinstance(self.min_judgments, bool) or not isinstance(self.min_judgments, numbers.Integral) \
-                or self.min_judgments < 2:
-            raise ParameterError(
-                f"min_judgments must be an integer >= 2 (the internal variance needs two judgments), got "
-                f"{self.min_judgments!r}."
-            )
-        return algorithm
-
     def fit(self, judgments, y):
         """Choose the repeat vector from training objects judged k ≥ 2 times per attribute.
 
@@ -215,15 +218,24 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        self.algorithm_ = self._check_parameters()
-        judgments = _as_judgments(judgments)
+        params = validate_params(self)
+        algorithm = params["algorithm"]
+        if params["ridge"] is not None and algorithm != "full":
+            raise ParameterError(
+                f"MultiSelectRegressor: ridge applies to algorithm='full' only (ridge·I is added to M_r of the Full "
+                f"objective); algorithm={algorithm!r} does not use it, so leave ridge=None."
+            )
+        self.algorithm_ = algorithm
+        self._ridge = float(params["ridge"] or 0.0)
+        budget = float(self.budget)
+        judgments = as_judgments(judgments)
         labels = check_labels(y, judgments.objects)  # every judged object needs a label, before anything is dropped
         judgments, report = judgments.complete(self.min_judgments, drop_incomplete=self.drop_incomplete)
         labels = labels.reindex(judgments.objects)
         attributes = judgments.attributes
         costs = _check_costs(self.costs, attributes)
         cheapest = float(costs.min())
-        if self.budget < cheapest:
+        if budget < cheapest:
             raise ParameterError(
                 f"budget {self.budget} is smaller than the cheapest attribute ({costs.idxmin()!r}, cost {cheapest:g}); "
                 "nothing could be bought."
@@ -232,9 +244,11 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         means = judgments.means().to_numpy()
         variances = judgments.variances().to_numpy()
         moments = estimate_moments(means, variances, counts.to_numpy(), labels.to_numpy())
+        self._covariance = moments.external_covariance(self._ridge)  # Σ̂ + ridge·I, behind Full's estimate
         cost_values = costs.to_numpy()
-        with progress_bar(None, f"choosing judgments ({self.algorithm_})", self.progress) as bar:
-            path, repeats = self._choose(judgments, moments, means, labels.to_numpy(), cost_values, counts, bar)
+        with progress_bar(None, f"choosing judgments ({algorithm})", self.progress) as bar:
+            path, repeats = self._choose(judgments, moments, means, labels.to_numpy(), cost_values, budget, counts,
+                                         bar)
         self.attributes_ = attributes
         self.moments_ = moments
         self.costs_ = costs
@@ -242,35 +256,47 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         self.dropped_ = report
         self.repeats_ = pd.Series(repeats, index=attributes, name="judgments", dtype=np.int64)
         self.repeats_.index.name = "attribute"
-        self.unspent_ = float(self.budget - (repeats * cost_values).sum())
-        if not len(path.chosen):
+        spent = float((repeats * cost_values).sum())
+        self.unspent_ = budget - spent
+        self._note(path, budget, spent)
+        self.objective_ = self._objective(repeats)
+        self.path_ = self._path_table(path, attributes, cost_values)
+        self._estimate_coefficients()
+        return self
+
+    def _note(self, path: GreedyPath, budget: float, spent: float) -> None:
+        """Say in ``repeats_.attrs["note"]`` (and warn, for a budget beyond what can matter) why budget is left."""
+        if not len(path.chosen) and not path.saturated:
             self.repeats_.attrs["note"] = (
                 f"{self.algorithm_} bought nothing: the cheapest thing it buys (an attribute's k judgments, for "
-                f"averages) costs more than the budget of {self.budget:g}."
+                f"averages) costs more than the budget of {budget:g}."
             )
         elif path.exhausted:
             self.repeats_.attrs["note"] = (
                 f"{self.algorithm_} stopped with {self.unspent_:g} of the budget unspent: it had nothing left to buy "
                 "(it gives an attribute at most the k judgments each training object has of it)."
             )
-        self.objective_ = self._objective(repeats)
-        self.path_ = self._path_table(path, attributes, cost_values)
-        self._estimate_coefficients()
-        return self
+        elif path.saturated:
+            note = (
+                f"{self.algorithm_} stopped after spending {spent:g} of the budget of {budget:g}: no "
+                f"further judgment raises its objective by more than {GAIN_TOLERANCE:g} of its value, so a larger "
+                f"budget would not change the plan; {self.unspent_:g} is left unspent."
+            )
+            self.repeats_.attrs["note"] = note
+            warnings.warn(note, PaucityWarning, stacklevel=3)
 
-    def _choose(self, judgments, moments: Moments, means, labels, costs, counts, bar):
+    def _choose(self, judgments, moments: Moments, means, labels, costs, budget: float, counts, bar):
         d = len(judgments.attributes)
         if self.algorithm_ == "scoring":
             path = greedy_scoring(moments.correlation, moments.external_variance(), moments.internal_variance, costs,
-                                  float(self.budget), bar=bar)
+                                  budget, bar=bar)
             return path, path.repeats
         if self.algorithm_ == "full":
-            path = greedy_full(moments.correlation, moments.external_covariance(self.ridge),
-                               moments.internal_variance, costs, float(self.budget), bar=bar)
+            path = greedy_full(moments.correlation, self._covariance, moments.internal_variance, costs, budget, bar=bar)
             return path, path.repeats
         k = counts.to_numpy().min(axis=0)  # judgments every training object has, per attribute
         if self.algorithm_ == "averages":
-            path = forward_selection(means, labels, costs * k, float(self.budget), bar=bar)
+            path = forward_selection(means, labels, costs * k, budget, bar=bar)
             repeats = path.repeats * k
             return GreedyPath(repeats, path.chosen, path.objective, path.spent, path.exhausted), repeats
         # copies: the j-th judgment of each attribute is a column of its own
@@ -281,25 +307,29 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
                 columns.append(ragged.values[ragged.offsets[:-1] + j])
                 owners.append(a)
         owners = np.asarray(owners)
-        path = forward_selection(np.column_stack(columns), labels, costs[owners], float(self.budget), bar=bar)
+        path = forward_selection(np.column_stack(columns), labels, costs[owners], budget, bar=bar)
         repeats = np.bincount(owners[path.repeats > 0], minlength=d)
         return GreedyPath(repeats, owners[path.chosen], path.objective, path.spent, path.exhausted), repeats
 
     def _path_table(self, path: GreedyPath, attributes: pd.Index, costs: np.ndarray) -> pd.DataFrame:
         k = self.training_counts_.to_numpy().min(axis=0)
         repeats = np.zeros(len(attributes), dtype=np.int64)
+        second_moment = self.moments_.label_second_moment
         rows = []
         for step, a in enumerate(path.chosen, start=1):
             bought = k[a] if self.algorithm_ == "averages" else 1  # Averages buys an attribute's k judgments at once
             repeats[a] += bought
-            objective = self._objective(repeats)
+            if self.algorithm_ == "full":  # the greedy run evaluated the same Full objective at each step
+                objective = full = float(path.objective[step - 1])
+            else:
+                objective, full = self._objective(repeats), self._full(repeats)
             rows.append({
                 "step": step,
                 "attribute": attributes[a],
                 "cost": float(costs[a] * bought),
                 "spent": float((repeats * costs).sum()),
                 "objective": objective,
-                "projected_loss": self.moments_.label_second_moment - objective,
+                "projected_loss": second_moment - full,
             })
         return pd.DataFrame(rows, columns=["step", "attribute", "cost", "spent", "objective", "projected_loss"])
 
@@ -312,7 +342,7 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         if isinstance(repeats, pd.Series):
             unknown = repeats.index.difference(self.attributes_)
             if len(unknown):
-                raise InputError(f"repeats names attribute(s) not seen in training: {_listing(unknown)}.")
+                raise InputError(f"repeats names attribute(s) not seen in training: {listing(unknown)}.")
             repeats = repeats.reindex(self.attributes_).fillna(0)
         repeats = np.asarray(repeats, dtype=np.float64)
         if repeats.shape != (len(self.attributes_),) or (repeats < 0).any() or np.any(repeats != np.round(repeats)):
@@ -321,43 +351,45 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
             )
         return repeats.astype(np.int64)
 
-    def _objective(self, repeats: np.ndarray) -> float:
+    def _full(self, repeats: np.ndarray) -> float:
+        """Full's objective obĵ_f(r), on Σ̂ + ridge·I."""
         moments = self.moments_
+        return full_objective(repeats, moments.correlation, self._covariance, moments.internal_variance)
+
+    def _objective(self, repeats: np.ndarray) -> float:
+        """The algorithm's own objective: Scoring's for "scoring", Full's for the others."""
         if self.algorithm_ == "scoring":
+            moments = self.moments_
             return scoring_objective(repeats, moments.correlation, moments.external_variance(),
                                      moments.internal_variance)
-        return full_objective(repeats, moments.correlation, moments.external_covariance(self.ridge),
-                              moments.internal_variance)
+        return self._full(repeats)
 
     def projected_loss(self, repeats=None) -> float:
         """Estimated squared loss of the best linear predictor on the means of r[a] judgments.
 
-        E[Y²] − obĵ(r) (seed 002, §3, and Theorem 3.1), from the training
+        E[Y²] − obĵ_f(r) (seed 002, §3, and Theorem 3.1), from the training
         estimates: see what buying more judgments would be worth before
-        buying them. The Scoring algorithm uses its own objective; the others
-        the Full one.
+        buying them. It is Full's estimate for every algorithm (with
+        ``ridge`` for "full"), so the plans of different algorithms compare
+        on one scale; Scoring's own objective is ``objective_``.
 
         Parameters
         ----------
         repeats : pandas.Series, dict or array, optional
             r, judgments per attribute (default ``repeats_``).
         """
-        self._check_fitted()
-        return float(self.moments_.label_second_moment - self._objective(self._repeat_array(repeats)))
+        check_is_fitted(self, "repeats_")
+        return float(self.moments_.label_second_moment - self._full(self._repeat_array(repeats)))
 
     # -- coefficients -----------------------------------------------------------------------------
     def _estimate_coefficients(self) -> None:
         moments = self.moments_
         repeats = self.repeats_.to_numpy().astype(np.float64)
-        used = np.flatnonzero(repeats > 0)
-        weights = np.zeros(len(repeats))
-        if len(used):
-            if self.algorithm_ == "scoring":
-                terms = moments.external_variance()[used] + moments.internal_variance[used] / repeats[used]
-                weights[used] = np.where(terms > 0, moments.correlation[used] / np.where(terms > 0, terms, 1.0), 0.0)
-            else:
-                block = _block(used, repeats, moments.external_covariance(self.ridge), moments.internal_variance)
-                weights[used] = np.linalg.pinv(block, hermitian=True) @ moments.correlation[used]
+        if self.algorithm_ == "scoring":
+            weights = scoring_weights(repeats, moments.correlation, moments.external_variance(),
+                                      moments.internal_variance)
+        else:
+            weights = full_weights(repeats, moments.correlation, self._covariance, moments.internal_variance)
         self.coef_ = pd.Series(weights, index=self.attributes_, name="coefficient")
         self.intercept_ = float(moments.label_mean - weights @ moments.feature_means)
         self.refitted_ = False
@@ -378,8 +410,8 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        self._check_fitted()
-        judgments = _as_judgments(judgments)
+        check_is_fitted(self, "repeats_")
+        judgments = as_judgments(judgments)
         labels = check_labels(y, judgments.objects)
         used = self.repeats_[self.repeats_ > 0]
         weights = np.zeros(len(self.attributes_))
@@ -413,9 +445,9 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
             ``object``, ``attribute``, ``have``, ``more``: one row per
             (training object, attribute) that needs more judgments.
         """
-        self._check_fitted()
+        check_is_fitted(self, "repeats_")
         target = pd.Series(self._repeat_array(repeats), index=self.attributes_)
-        have = self.training_counts_ if judgments is None else _as_judgments(judgments).counts
+        have = self.training_counts_ if judgments is None else as_judgments(judgments).counts
         have = have.reindex(index=self.training_counts_.index, columns=self.attributes_, fill_value=0)
         more = (target.to_numpy()[None, :] - have.to_numpy()).clip(min=0)
         rows, columns = np.nonzero(more)
@@ -436,8 +468,8 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         pandas.Series
             One prediction per object, indexed by object.
         """
-        self._check_fitted()
-        judgments = _as_judgments(judgments)
+        check_is_fitted(self, "repeats_")
+        judgments = as_judgments(judgments)
         used = self.repeats_[self.repeats_ > 0]
         prediction = np.full(len(judgments.objects), self.intercept_)
         if len(used):
@@ -449,11 +481,6 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         """R² of :meth:`predict` on labelled objects."""
         from sklearn.metrics import r2_score
 
-        judgments = _as_judgments(judgments)
+        judgments = as_judgments(judgments)
         labels = check_labels(y, judgments.objects)
         return float(r2_score(labels.to_numpy(), self.predict(judgments).to_numpy()))
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "repeats_"):
-            raise NotFittedError("This MultiSelectRegressor is not fitted yet; call fit(judgments, y) first.")
-

@@ -11,13 +11,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numbers
+
 import numpy as np
 
-from .estimates import _block, _full_value, _scoring_terms
+from .objective import full_objective, repeat_matrix, scoring_terms
 
-__all__ = ["GreedyPath", "forward_selection", "greedy_full", "greedy_scoring"]
+__all__ = ["GAIN_TOLERANCE", "GreedyPath", "forward_selection", "greedy_full", "greedy_scoring"]
 
 _RELATIVE_TOLERANCE = 1e-10
+
+#: Full and Scoring stop buying once no affordable judgment raises the objective by more than this
+#: fraction of its current value: beyond that, a larger budget no longer changes the plan in any way
+#: the estimates can tell apart (a gain of 1e-4 of the objective is far below their sampling error),
+#: and every run ends after a bounded number of steps, however large the budget.
+GAIN_TOLERANCE = 1e-4
 
 
 @dataclass(frozen=True)
@@ -38,6 +46,10 @@ class GreedyPath:
     exhausted : bool
         True when the run stopped with budget left that it could not use
         (nothing left to buy), as opposed to nothing affordable.
+    saturated : bool
+        True when the run stopped with budget left because no affordable
+        purchase raised the objective by more than ``tol`` of its value
+        (Full and Scoring; see :data:`GAIN_TOLERANCE`).
     """
 
     repeats: np.ndarray
@@ -45,18 +57,29 @@ class GreedyPath:
     objective: np.ndarray
     spent: float
     exhausted: bool
+    saturated: bool = False
 
 
-def _pick(gains: np.ndarray, costs: np.ndarray, remaining: float, available: np.ndarray) -> int:
-    """The affordable, available candidate of largest gain per unit cost (lowest index on ties); -1 if none."""
-    fits = available & (costs <= remaining + 1e-12 * max(1.0, remaining))
+def _affordable(costs: np.ndarray, remaining: float, available: np.ndarray) -> np.ndarray:
+    return available & (costs <= remaining + 1e-12 * max(1.0, remaining))
+
+
+def _pick(gains: np.ndarray, costs: np.ndarray, fits: np.ndarray) -> int:
+    """The affordable candidate (``fits``) of largest gain per unit cost (lowest index on ties); -1 if none."""
     if not fits.any():
         return -1
     ratios = np.where(fits, gains / costs, -np.inf)
     return int(np.argmax(ratios))
 
 
-def greedy_scoring(correlation, external_variance, internal_variance, costs, budget: float, *, bar=None) -> GreedyPath:
+def _check_tolerance(tol) -> float:
+    from .._validation import Interval, check_parameter
+
+    return float(check_parameter(tol, "tol", [Interval(numbers.Real, 0, None)], owner="greedy"))
+
+
+def greedy_scoring(correlation, external_variance, internal_variance, costs, budget: float, *,
+                   tol: float = GAIN_TOLERANCE, bar=None) -> GreedyPath:
     """Algorithm 1 with the Scoring objective (zero-correlation assumption, §3.1).
 
     Parameters
@@ -67,6 +90,10 @@ def greedy_scoring(correlation, external_variance, internal_variance, costs, bud
         The cost of one judgment of each attribute, > 0.
     budget : float
         Total cost allowed per object.
+    tol : float, default :data:`GAIN_TOLERANCE`
+        Stop, with budget left (``saturated``), once no affordable judgment
+        raises the objective by more than ``tol`` times its current value.
+        0 spends the whole budget (and never ends on an infinite one).
 
     Returns
     -------
@@ -76,7 +103,9 @@ def greedy_scoring(correlation, external_variance, internal_variance, costs, bud
     -----
     Each term b̂²/(σ̂² + v̂/r) is non-decreasing and concave in r, so with unit
     costs the greedy r maximizes obĵₛ over all r with Σ r ≤ B (Theorem 3.2,
-    Lemma 3.3). Each step costs O(d).
+    Lemma 3.3). Each step costs O(d). The stop at ``tol`` keeps the number
+    of steps bounded: each term's gain falls like 1/r², so a useful
+    attribute is bought about (v̂/σ̂² / tol)^½ times at most.
 
     Examples
     --------
@@ -90,11 +119,17 @@ def greedy_scoring(correlation, external_variance, internal_variance, costs, bud
     chosen, values = [], []
     remaining = float(budget)
     available = np.ones(d, dtype=bool)
+    tol = _check_tolerance(tol)
+    saturated = False
     while True:
-        following = _scoring_terms(repeats + 1.0, correlation, external_variance, internal_variance)
+        following = scoring_terms(repeats + 1.0, correlation, external_variance, internal_variance)
         gains = following - current
-        a = _pick(gains, costs, remaining, available)
+        fits = _affordable(costs, remaining, available)
+        a = _pick(gains, costs, fits)
         if a < 0:
+            break
+        if gains[fits].max() <= tol * (values[-1] if values else 0.0):
+            saturated = True
             break
         repeats[a] += 1
         current[a] = following[a]
@@ -103,10 +138,12 @@ def greedy_scoring(correlation, external_variance, internal_variance, costs, bud
         values.append(float(current.sum()))
         if bar is not None:
             bar.advance()
-    return GreedyPath(repeats, np.asarray(chosen, dtype=np.int64), np.asarray(values), float(budget) - remaining, False)
+    return GreedyPath(repeats, np.asarray(chosen, dtype=np.int64), np.asarray(values), float(budget) - remaining, False,
+                      saturated)
 
 
-def greedy_full(correlation, external_covariance, internal_variance, costs, budget: float, *, bar=None) -> GreedyPath:
+def greedy_full(correlation, external_covariance, internal_variance, costs, budget: float, *,
+                tol: float = GAIN_TOLERANCE, bar=None) -> GreedyPath:
     """Algorithm 1 with the Full objective (§3.2): b̂ᵀ M_r⁺ b̂ on the attributes bought.
 
     Parameters
@@ -117,6 +154,10 @@ def greedy_full(correlation, external_covariance, internal_variance, costs, budg
     internal_variance : ndarray of shape (d,)
     costs : ndarray of shape (d,)
     budget : float
+    tol : float, default :data:`GAIN_TOLERANCE`
+        Stop, with budget left (``saturated``), once no affordable judgment
+        raises the objective by more than ``tol`` times its current value.
+        0 spends the whole budget (and never ends on an infinite one).
 
     Returns
     -------
@@ -153,19 +194,26 @@ def greedy_full(correlation, external_covariance, internal_variance, costs, budg
     available = np.ones(d, dtype=bool)
     objective = 0.0
     diagonal = np.diag(external_covariance)
+    tol = _check_tolerance(tol)
+    saturated = False
     while True:
         gains = _full_gains(repeats, objective, correlation, external_covariance, diagonal, internal_variance)
-        a = _pick(gains, costs, remaining, available)
+        fits = _affordable(costs, remaining, available)
+        a = _pick(gains, costs, fits)
         if a < 0:
+            break
+        if gains[fits].max() <= tol * objective:
+            saturated = True
             break
         repeats[a] += 1
         remaining -= costs[a]
-        objective = _full_value(repeats, correlation, external_covariance, internal_variance)
+        objective = full_objective(repeats, correlation, external_covariance, internal_variance)
         chosen.append(a)
         values.append(objective)
         if bar is not None:
             bar.advance()
-    return GreedyPath(repeats, np.asarray(chosen, dtype=np.int64), np.asarray(values), float(budget) - remaining, False)
+    return GreedyPath(repeats, np.asarray(chosen, dtype=np.int64), np.asarray(values), float(budget) - remaining, False,
+                      saturated)
 
 
 def _full_gains(repeats, objective, correlation, covariance, diagonal, internal_variance) -> np.ndarray:
@@ -178,7 +226,7 @@ def _full_gains(repeats, objective, correlation, covariance, diagonal, internal_
             denominator = diagonal + internal_variance
             gains[:] = np.where(denominator > 0, correlation**2 / denominator, 0.0)
         return gains
-    values, vectors = np.linalg.eigh(_block(used, repeats, covariance, internal_variance))
+    values, vectors = np.linalg.eigh(repeat_matrix(repeats, covariance, internal_variance))
     scale = max(float(np.abs(values).max()), np.finfo(float).tiny)
     regular = values.min() > _RELATIVE_TOLERANCE * scale
     b = correlation[used]
@@ -208,7 +256,7 @@ def _full_gains(repeats, objective, correlation, covariance, diagonal, internal_
     for a in np.flatnonzero(slow):
         following = repeats.copy()
         following[a] += 1
-        gains[a] = _full_value(following, correlation, covariance, internal_variance) - objective
+        gains[a] = full_objective(following, correlation, covariance, internal_variance) - objective
     return gains
 
 
@@ -256,7 +304,7 @@ def forward_selection(columns: np.ndarray, labels: np.ndarray, costs: np.ndarray
         good = norms > _RELATIVE_TOLERANCE * np.maximum(norms0, np.finfo(float).tiny)
         with np.errstate(divide="ignore", invalid="ignore"):
             gains = np.where(good, (orthogonal.T @ residual) ** 2 / np.where(good, norms, 1.0), 0.0)
-        j = _pick(gains, costs, remaining, available)
+        j = _pick(gains, costs, _affordable(costs, remaining, available))
         if j < 0:
             break
         available[j] = False
