@@ -1,4 +1,6 @@
 
+import json
+
 import anndata
 import numpy as np
 import pandas as pd
@@ -35,12 +37,13 @@ def _run(*args):
 def test_planted_feature_comes_first_and_the_test_rejects(tables, tmp_path):
     x_path, y_path, X, Y = tables
     out = tmp_path / "result.json"
-    result = _run(x_path, y_path, "--k", 2, "--permutations", 19, *QUICK, "--out", out)
+    result = _run(x_path, y_path, "--n-features", 2, "--n-permutations", 19, *QUICK, "--out", out)
     assert result.exit_code == 0, result.output
     report = read_json(out)
     assert report["selected"][0]["feature"] == "f2" and report["selected"][0]["rank"] == 1
+    assert report["selected"][0]["index"] == 2
     assert (report["n"], report["m"], report["d"]) == (60, 50, 5)
-    assert report["method"] == "SPARDA" and report["k"] == 2 and report["lam"] is None
+    assert report["method"] == "SPARDA" and report["n_features"] == 2 and report["lam"] is None
     assert report["inputs"] == {"x": "X.csv", "y": "Y.csv"}
     assert report["n_selected"] == len(report["beta"]) == 2
     assert report["beta"]["f2"] == report["selected"][0]["weight"]
@@ -67,10 +70,24 @@ def test_lam_gives_the_estimator_result(tables, tmp_path):
     model = PDA(sparsity="l1", lam=0.5, max_iter=60, n_restarts=1, random_state=3).fit(X, Y)
     assert report["method"] == "SPARDA" and report["lam"] == 0.5
     assert report["statistic"] == pytest.approx(model.divergence_)
-    assert list(report["beta"]) == list(model.selected_)
+    assert list(report["beta"]) == list(model.selected_names_)
     np.testing.assert_allclose(list(report["beta"].values()), model.weights()["weight"], atol=1e-12)
     assert report["pvalue"] is None and report["n_permutations"] is None and report["permutation_test"] is None
-    assert "add --permutations" in " ".join(result.stdout.split())
+    assert "add --n-permutations" in " ".join(result.stdout.split())
+
+
+def test_the_json_is_the_analysis_result(tables, tmp_path):
+    from paucity import io
+    from paucity.differences import analyze
+
+    x_path, y_path, _, _ = tables
+    X, Y = io.read_frame(x_path), io.read_frame(y_path)  # the values as read back from text
+    out = tmp_path / "result.json"
+    result = _run(x_path, y_path, "--n-features", 2, "--n-permutations", 4, *QUICK, "--out", out)
+    assert result.exit_code == 0, result.output
+    expected = analyze(X, Y, n_features=2, n_permutations=4, max_iter=60, n_restarts=1, groups=("X.csv", "Y.csv"),
+                       random_state=0).to_dict()
+    assert read_json(out) == {"inputs": {"x": "X.csv", "y": "Y.csv"}, **json.loads(json.dumps(expected))}
 
 
 def test_no_penalty_is_pda_and_a_constant_feature_is_fine(tables, tmp_path):
@@ -81,8 +98,8 @@ def test_no_penalty_is_pda_and_a_constant_feature_is_fine(tables, tmp_path):
     result = _run(x_path, y_path, *QUICK, "--out", out)
     assert result.exit_code == 0, result.output
     report = read_json(out)
-    assert report["method"] == "PDA" and report["k"] is None and report["cv"] is None
-    assert report["d"] == 6 and abs(report["beta"].get("flat", 0.0)) < 0.01
+    assert report["method"] == "PDA" and report["n_features"] is None and report["cv"] is None
+    assert report["d"] == 6 and "flat" not in report["beta"] and report["n_constant_features"] == 1
     assert max(report["beta"], key=lambda name: abs(report["beta"][name])) == "f2"
     assert np.sum(np.square(list(report["beta"].values()))) == pytest.approx(1.0)
 
@@ -90,7 +107,7 @@ def test_no_penalty_is_pda_and_a_constant_feature_is_fine(tables, tmp_path):
 def test_cv_chooses_lam_and_the_test_keeps_it(tables, tmp_path):
     x_path, y_path, _, _ = tables
     out = tmp_path / "result.json"
-    result = _run(x_path, y_path, "--cv", "--permutations", 4, *QUICK, "--out", out)
+    result = _run(x_path, y_path, "--cv", "--n-permutations", 4, *QUICK, "--out", out)
     assert result.exit_code == 0, result.output
     report = read_json(out)
     assert report["method"] == "SPARDA"
@@ -114,15 +131,16 @@ def test_marginal_normalization_finds_a_change_in_correlation(tmp_path):
     X.to_csv(tmp_path / "X.tsv", sep="\t", index=False)
     Y.to_csv(tmp_path / "Y.tsv", sep="\t", index=False)
     out = tmp_path / "result.json"
-    args = [tmp_path / "X.tsv", tmp_path / "Y.tsv", "--index-col", "sample", "--k", 2, "--marginal-normalize", *QUICK]
-    result = _run(*args, "--permutations", 4, "--out", out)
+    args = [tmp_path / "X.tsv", tmp_path / "Y.tsv", "--index-column", "sample", "--n-features", 2,
+            "--marginal-normalize", *QUICK]
+    result = _run(*args, "--n-permutations", 4, "--out", out)
     assert result.exit_code == 0, result.output
     report = read_json(out)
     assert report["marginal_normalize"] is True and report["d"] == 5
     assert set(report["beta"]) == {"f0", "f1"}
     assert "marginally normalized" in report["permutation_test"]["refitted"]
     parallel = tmp_path / "parallel.json"
-    assert _run(*args, "--permutations", 4, "--jobs", 2, "--out", parallel).exit_code == 0
+    assert _run(*args, "--n-permutations", 4, "--n-jobs", 2, "--out", parallel).exit_code == 0
     assert read_json(parallel)["permutation_test"] == report["permutation_test"]  # same permutations, same answer
 
 
@@ -146,18 +164,20 @@ def cells(tmp_path):
 def test_h5ad_groups(cells, tmp_path):
     path, adata = cells
     out = tmp_path / "result.json"
-    result = _run(path, "--groupby", "cell_type", "--groups", "NK", "T", "--k", 1, *QUICK, "--out", out)
+    result = _run(path, "--groupby", "cell_type", "--groups", "NK", "T", "--n-features", 1, *QUICK, "--out", out)
     assert result.exit_code == 0, result.output
     report = read_json(out)
     assert report["inputs"] == {"file": "cells.h5ad", "groupby": "cell_type", "groups": ["NK", "T"], "layer": None, "use_raw": False}
     nk, t = (adata.obs["cell_type"] == "NK").to_numpy(), (adata.obs["cell_type"] == "T").to_numpy()
     assert (report["n"], report["m"], report["d"]) == (nk.sum(), t.sum(), 8)
     assert report["selected"] == [
-        {"feature": "g5", "weight": 1.0, "rank": 1, "mean_x": pytest.approx(adata.X[nk, 5].mean()), "mean_y": pytest.approx(adata.X[t, 5].mean())}
+        {"feature": "g5", "index": 5, "weight": 1.0, "rank": 1, "mean_x": pytest.approx(adata.X[nk, 5].mean()),
+         "mean_y": pytest.approx(adata.X[t, 5].mean())}
     ]
-    assert "Do 'NK' and 'T' differ?" in result.stdout
+    assert report["groups"] == ["NK", "T"] and "Do NK and T differ?" in result.stdout
     layered = tmp_path / "layer.json"
-    result = _run(path, "--groupby", "cell_type", "--groups", "NK", "T", "--layer", "doubled", "--k", 1, *QUICK, "--out", layered)
+    result = _run(path, "--groupby", "cell_type", "--groups", "NK", "T", "--layer", "doubled", "--n-features", 1, *QUICK,
+                  "--out", layered)
     assert result.exit_code == 0, result.output
     assert read_json(layered)["selected"][0]["mean_x"] == pytest.approx(2 * adata.X[nk, 5].mean())
 
@@ -170,7 +190,7 @@ def test_h5ad_groups(cells, tmp_path):
         ("a,b\n1,2\n3,\n", "a,b\n1,2\n3,4\n", ["NaN", "column 'b'"]),
         ("a,b\n1,2\n3,inf\n", "a,b\n1,2\n3,4\n", ["infinite", "column 'b'"]),
         ("a,b\n1,2\n1,2\n", "a,b\n1,2\n1,2\n", ["constant"]),
-        ("id,a,b\ns1,1,2\ns2,3,4\n", "id,a,b\ns3,1,2\ns4,3,4\n", ["'id'", "not numeric", "--index-col"]),
+        ("id,a,b\ns1,1,2\ns2,3,4\n", "id,a,b\ns3,1,2\ns4,3,4\n", ["'id'", "not numeric", "--index-column"]),
         (",a,b\n0,1,2\n1,3,4\n", ",a,b\n0,1,2\n1,3,4\n", ["empty name", "Unnamed: 0"]),
         ("a,b\n", "a,b\n1,2\n3,4\n", ["no rows"]),
         ("", "a,b\n1,2\n3,4\n", ["empty"]),
@@ -186,16 +206,20 @@ def test_malformed_tables_fail_in_one_line_and_write_nothing(tmp_path, x_text, y
 @pytest.mark.parametrize(
     "args, words",
     [
-        (["--k", 0], ["k must be an integer between 1 and the number of features (5)"]),
-        (["--k", 6], ["k must be an integer between 1 and the number of features (5)"]),
-        (["--lam", 0.1, "--k", 2], ["--lam and --k are exclusive"]),
-        (["--k", 2, "--cv"], ["--k and --cv are exclusive"]),
-        (["--lam", -1], ["lam must be a non-negative number"]),
-        (["--divergence", "kl"], ["unknown divergence 'kl'"]),
-        (["--jobs", 2], ["--jobs", "--permutations"]),
-        (["--permutations", -3], ["--permutations"]),
+        (["--n-features", 0], ["n_features must be an integer >= 1"]),
+        (["--n-features", 6], ["n_features=6 is larger than the number of features of X (5)"]),
+        (["--lam", 0.1, "--n-features", 2], ["n_features and lam are exclusive"]),
+        (["--n-features", 2, "--cv"], ["n_features and cv are exclusive"]),
+        (["--lam", -1], ["lam must be a number >= 0"]),
+        (["--divergence", "kl"], ["divergence must be one of 'wasserstein', 'mann_whitney'", "got 'kl'"]),
+        (["--n-jobs", 2], ["n_jobs runs the permutations in parallel", "n_permutations > 0"]),
+        (["--n-permutations", -3], ["n_permutations must be an integer >= 0"]),
+        (["--n-permutations", 100_000_000], ["n_permutations=100000000 is more than 1,000,000"]),
+        (["--n-permutations", "99999999999999999999"], ["is more than 1,000,000"]),
+        (["--random-state", -1], ["random_state must be a non-negative integer seed", "got -1"]),
         (["--groupby", "cell_type"], ["--groupby applies to an .h5ad file"]),
-        (["--k", "two"], ["Invalid value for '--k'"]),
+        (["--n-features", "two"], ["Invalid value for '--n-features'"]),
+        (["--show", -1], ["--show must be 0 or more"]),
     ],
 )
 def test_bad_options_fail_in_one_line_and_write_nothing(tables, tmp_path, args, words):
@@ -213,22 +237,60 @@ def test_missing_unreadable_and_misplaced_files(tables, tmp_path):
     fails_in_one_line(_run(x_path, garbage, "--out", out), "could not read", "garbage.parquet")
     fails_in_one_line(_run(x_path, y_path, "--out", tmp_path / "missing" / "result.json"), "folder of --out", "does not exist")
     fails_in_one_line(_run(x_path, "--out", out), "give two tables")
-    fails_in_one_line(_run(x_path, y_path, "--index-col", "sample", "--out", out), "--index-col 'sample' is not a column")
+    fails_in_one_line(_run(x_path, y_path, "--index-column", "sample", "--out", out),
+                      "--index-column 'sample' is not a column")
+    fails_in_one_line(_run(x_path, y_path, "--out", tmp_path), "--out", "is a folder")
     assert not out.exists() and not (tmp_path / "missing").exists()
+
+
+def test_the_output_path_is_checked_before_any_work(tables, tmp_path, monkeypatch):
+    import paucity.differences
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the analysis ran before --out was checked")
+
+    monkeypatch.setattr(paucity.differences, "analyze", no_work)
+    x_path, y_path, _, _ = tables
+    fails_in_one_line(_run(x_path, y_path, "--out", tmp_path / "missing" / "result.json"), "folder of --out")
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        (["--k", 2], ["--n-features", 2]),
+        (["--permutations", 3], ["--n-permutations", 3]),
+        (["--n-permutations", 3, "--jobs", 2], ["--n-permutations", 3, "--n-jobs", 2]),
+    ],
+)
+def test_old_option_spellings_still_work_with_a_warning(tables, tmp_path, old, new):
+    x_path, y_path, _, _ = tables
+    result = _run(x_path, y_path, *old, *QUICK, "--out", tmp_path / "old.json")
+    assert result.exit_code == 0, result.output
+    assert f"{old[-2]} is deprecated" in result.stderr
+    assert _run(x_path, y_path, *new, *QUICK, "--out", tmp_path / "new.json").exit_code == 0
+    assert read_json(tmp_path / "old.json") == read_json(tmp_path / "new.json")
+
+
+def test_quiet_prints_nothing_and_writes_the_result(tables, tmp_path):
+    x_path, y_path, _, _ = tables
+    result = runner.invoke(app, ["--quiet", "differences", str(x_path), str(y_path), *map(str, QUICK), "--out",
+                                 str(tmp_path / "result.json")])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == "" and read_json(tmp_path / "result.json")["method"] == "PDA"
 
 
 @pytest.mark.parametrize(
     "args, words",
     [
         (["--groupby", "cell_type", "--groups", "NK"], ["'--groups' requires 2 arguments"]),
-        (["--groupby", "cell_type", "--groups", "NK", "--k", "1"], ["--groups takes two values"]),
+        (["--groupby", "cell_type", "--groups", "NK", "--n-features", "1"], ["--groups takes two values"]),
         (["--groupby", "cell_type", "--groups", "NK", "ILC"], ["group 'ILC' has no cells", "'NK'"]),
         (["--groupby", "celltype", "--groups", "NK", "T"], ["groupby 'celltype' is not a column"]),
         (["--groupby", "cell_type", "--groups", "NK", "NK"], ["two different groups"]),
         (["--groups", "NK", "T"], ["needs --groupby"]),
         (["--groupby", "cell_type", "--groups", "NK", "T", "--layer", "spliced"], ["layer 'spliced'"]),
         (["--groupby", "cell_type", "--groups", "NK", "T", "--use-raw"], ["adata.raw is empty"]),
-        (["--groupby", "cell_type", "--groups", "NK", "T", "--index-col", "id"], ["--index-col applies to tables"]),
+        (["--groupby", "cell_type", "--groups", "NK", "T", "--index-column", "id"], ["--index-column applies to tables"]),
     ],
 )
 def test_bad_h5ad_options_fail_in_one_line_and_write_nothing(cells, tmp_path, args, words):
@@ -251,5 +313,6 @@ def test_help():
     result = _run("--help")
     assert result.exit_code == 0
     text = " ".join(result.output.split())
-    for word in ("--groupby", "--groups", "--permutations", "--cv", "--index-col", "Examples", "paucity differences"):
+    for word in ("--groupby", "--groups", "--n-permutations", "--n-features", "--n-jobs", "--cv", "--index-column",
+                 "Examples", "paucity differences"):
         assert word in text
