@@ -36,7 +36,7 @@ import scipy.sparse as sp
 from scipy.special import ndtr
 
 from .._errors import InputError, InputTypeError, ParameterError, ShapeMismatchError
-from .._validation import check_matrix, check_positive_int, check_random_state
+from .._validation import Interval, check_matrix, check_parameter, check_positive_int, check_random_state
 
 __all__ = [
     "GroupedFeatureCrowd",
@@ -61,13 +61,9 @@ _LEGENDRE_NODES, _LEGENDRE_WEIGHTS = np.polynomial.legendre.leggauss(96)
 
 
 # -- shared helpers -------------------------------------------------------------------------------
-def _check_real(value, name: str, *, low: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise ParameterError(f"{name} must be a finite number, got {value!r}.")
-    value = float(value)
-    if low is not None and value < low:
-        raise ParameterError(f"{name} must be at least {low}, got {value}.")
-    return value
+def _check_real(value, name: str, *, low: int | None = None) -> float:
+    """A finite number (at least ``low``), declared as a constraint of :func:`simulate_crowd`'s parameter."""
+    return float(check_parameter(value, name, [Interval(numbers.Real, low, None)], owner="simulate_crowd"))
 
 
 def _real_vector(value, d: int, name: str, *, low: float | None = None) -> np.ndarray:
@@ -186,6 +182,9 @@ def _population_loss(
     covariance: np.ndarray, cross: np.ndarray, label_variance: float, internal: np.ndarray, repeats: np.ndarray
 ) -> float:
     """``Var(y) - cᵀ M⁺ c`` on the support of repeats, ``M = Σ + Diag(v / r)``."""
+    # The same algebra as paucity.judgments.objective (full_objective on M_r), written out again on purpose:
+    # this is the exact loss the library's estimate is tested against, so it must not share the library's code
+    # (scipy's pinvh here, numpy's pinv there). The generators import nothing from paucity.judgments.
     support = np.flatnonzero(repeats > 0)
     if len(support) == 0:
         return float(label_variance)
@@ -664,11 +663,11 @@ def simulate_crowd(
     if internal_variance is None:
         internal = np.linspace(*_INTERNAL_VARIANCE_RANGE, d)
     else:
-        internal = _real_vector(internal_variance, d, "internal_variance", low=0.0)
+        internal = _real_vector(internal_variance, d, "internal_variance", low=0)
     mask = _binary_mask(binary, d)
     w = _default_coefficients(d) if coefficients is None else _real_vector(coefficients, d, "coefficients")
     intercept = _check_real(intercept, "intercept")
-    noise = _check_real(noise, "noise", low=0.0)
+    noise = _check_real(noise, "noise", low=0)
     rng = check_random_state(random_state)
 
     moments, internal_binary = _mean_moments(mean_vector, covariance, mask)
