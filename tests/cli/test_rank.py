@@ -5,7 +5,9 @@ from typer.testing import CliRunner
 
 from paucity.cli import app
 from paucity.datasets import btl_comparisons, btl_scores
-from paucity.ranking import BTL, Comparisons, RankCentrality
+from paucity.ranking import BTL, BRE, Comparisons, RankCentrality, RankSVM, evaluate
+
+from ._outcomes import fails_in_one_line
 
 runner = CliRunner()
 
@@ -27,10 +29,11 @@ def league(tmp_path):
     return path, held, truth, games.subset(np.arange(450))
 
 
+COLUMNS = ["--i-column", "home", "--j-column", "away", "--winner-column", "winner"]
+
+
 def _rank(path, out, *extra):
-    return runner.invoke(
-        app, ["rank", str(path), "--i-col", "home", "--j-col", "away", "--winner-col", "winner", "--out", str(out), *extra]
-    )
+    return runner.invoke(app, ["rank", str(path), *COLUMNS, "--out", str(out), *extra])
 
 
 def test_rank_writes_the_estimator_scores_best_first(league, tmp_path):
@@ -38,19 +41,32 @@ def test_rank_writes_the_estimator_scores_best_first(league, tmp_path):
     out = tmp_path / "scores.csv"
     result = _rank(path, out, "--method", "rank_centrality", "--lam", "0.01")
     assert result.exit_code == 0, result.output
+    assert "30 items ranked by rank_centrality" in result.stdout
     table = pd.read_csv(out)
-    assert list(table.columns) == ["item", "rank", "score"]
+    assert list(table.columns) == ["item", "rank", "score", "log_score"]
     assert table["rank"].tolist() == list(range(1, 31))
-    expected = RankCentrality(regularization="uniform", lam=0.01).fit(games).scores_
-    np.testing.assert_allclose(table.set_index("item")["score"].loc[expected.index], expected.to_numpy(), rtol=1e-9)
+    expected = RankCentrality(regularization="uniform", lam=0.01).fit(games)
+    got = table.set_index("item")
+    np.testing.assert_allclose(got["score"].loc[expected.scores_.index], expected.scores_.to_numpy(), rtol=1e-9)
+    np.testing.assert_allclose(got["log_score"].loc[expected.log_scores_.index], expected.log_scores_.to_numpy(), atol=1e-12)
     assert (np.diff(table["score"]) <= 0).all()
+
+
+def test_quiet_prints_nothing(league, tmp_path):
+    path, _, _, _ = league
+    out = tmp_path / "scores.csv"
+    result = runner.invoke(app, ["--quiet", "rank", str(path), *COLUMNS, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "" and out.exists()
 
 
 def test_rank_btl_with_alpha_and_y_column(league, tmp_path):
     path, held, _, _ = league
     out = tmp_path / "scores.csv"
     result = runner.invoke(
-        app, ["rank", str(held), "--i-col", "home", "--j-col", "away", "--y-col", "y", "--method", "btl", "--alpha", "1", "--out", str(out)]
+        app,
+        ["rank", str(held), "--i-column", "home", "--j-column", "away", "--y-column", "y", "--method", "btl",
+         "--alpha", "1", "--out", str(out)],
     )
     assert result.exit_code == 0, result.output
     frame = pd.read_csv(held)
@@ -69,14 +85,37 @@ def test_rank_counting_methods(league, tmp_path, method):
 
 
 def test_rank_with_features_uses_similarity(league, tmp_path):
-    path, _, truth, _ = league
+    path, _, truth, games = league
     features = tmp_path / "features.csv"
     strength = pd.read_csv(truth)
     pd.DataFrame({"item": strength["item"], "x": strength["score"]}).to_csv(features, index=False)
     out = tmp_path / "scores.csv"
     result = _rank(path, out, "--features", str(features), "--sigma", "0.5")
     assert result.exit_code == 0, result.output
-    assert len(pd.read_csv(out)) == 30
+    expected = RankCentrality(regularization="similarity", sigma=0.5).fit(
+        games.with_features(strength.set_index("item")[["score"]])
+    ).scores_
+    got = pd.read_csv(out).set_index("item")["score"]
+    np.testing.assert_allclose(got.loc[expected.index], expected.to_numpy(), rtol=1e-9)
+    svm = _rank(path, out, "--method", "rank_svm", "--features", str(features), "--random-state", "0")
+    assert svm.exit_code == 0, svm.output
+
+
+def test_identifiers_are_read_as_text(tmp_path):
+    # "00024" stays "00024", "3" and "00003" are two items, NA and null are item names
+    path = tmp_path / "games.csv"
+    path.write_text(
+        "home,away,winner\n00024,3,00024\n3,00003,00003\n00003,NA,NA\nNA,null,null\nnull,00024,00024\n"
+        "00024,00003,00024\n3,NA,3\n"
+    )
+    out = tmp_path / "scores.csv"
+    result = _rank(path, out, "--method", "bre", "--random-state", "0")
+    assert result.exit_code == 0, result.output
+    items = pd.read_csv(out, dtype={"item": str}, keep_default_na=False)["item"]
+    assert sorted(items) == sorted(["00024", "3", "00003", "NA", "null"])
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    expected = BRE(random_state=0).fit(Comparisons.from_dataframe(frame, i="home", j="away", winner="winner"))
+    assert items.tolist() == list(expected.ranking_)
 
 
 def test_rank_evaluate_reports_held_out_error_and_tau(league, tmp_path):
@@ -86,22 +125,31 @@ def test_rank_evaluate_reports_held_out_error_and_tau(league, tmp_path):
     metrics_path = tmp_path / "metrics.csv"
     result = runner.invoke(
         app,
-        ["rank-evaluate", str(scores), str(held), "--i-col", "home", "--j-col", "away", "--winner-col", "winner",
-         "--truth", str(truth), "--out", str(metrics_path)],
+        ["rank-evaluate", str(scores), str(held), *COLUMNS, "--truth", str(truth), "--out", str(metrics_path)],
     )
     assert result.exit_code == 0, result.output
     table = pd.read_csv(metrics_path).set_index("metric")["value"]
+    # the same numbers as the library's evaluate on the same tables
+    estimated = pd.read_csv(scores).set_index("item")["score"]
+    frame = pd.read_csv(held)
+    expected = evaluate(
+        estimated, Comparisons.from_dataframe(frame, i="home", j="away", winner="winner"),
+        true_scores=pd.read_csv(truth).set_index("item")["score"],
+    ).to_dict()
+    assert table.to_dict() == pytest.approx(expected)
     assert 0.0 <= table["held_out_error"] < 0.5
     assert table["kendall_tau_b"] > 0.5
     assert table["held_out_comparisons"] == 150
+    assert "kendall_tau_b" in result.stdout
 
 
-def _fails(result, *words):
-    assert result.exit_code == 2, result.output
-    lines = [line for line in result.output.strip().splitlines() if line]
-    assert len(lines) == 1 and lines[0].startswith("error:"), result.output
-    for word in words:
-        assert word in lines[0], lines[0]
+def test_rank_evaluate_of_log_scores_without_truth(league, tmp_path):
+    path, held, _, _ = league
+    scores = tmp_path / "scores.csv"
+    assert _rank(path, scores, "--method", "bre", "--random-state", "0").exit_code == 0
+    result = runner.invoke(app, ["rank-evaluate", str(scores), str(held), *COLUMNS, "--score-column", "log_score"])
+    assert result.exit_code == 0, result.output
+    assert "held_out_error" in result.stdout and "kendall" not in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -111,7 +159,7 @@ def _fails(result, *words):
         ("home,away,winner\na,a,a\n", ["itself"]),
         ("home,away,winner\na,,a\n", ["missing"]),
         ("home,away,winner\n", ["no rows"]),
-        ("home,away\na,b\n", ["'winner'"]),
+        ("home,away\na,b\n", ["--winner-column 'winner' is not a column"]),
         ("home,away,winner\na,b,\n", ["missing winner"]),
     ],
 )
@@ -119,7 +167,7 @@ def test_malformed_comparisons_fail_in_one_line_and_write_nothing(tmp_path, rows
     path = tmp_path / "bad.csv"
     path.write_text(rows)
     out = tmp_path / "scores.csv"
-    _fails(_rank(path, out), *words)
+    fails_in_one_line(_rank(path, out), *words)
     assert not out.exists()
 
 
@@ -127,23 +175,59 @@ def test_bad_outcome_column(tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("home,away,y\na,b,2\n")
     out = tmp_path / "scores.csv"
-    result = runner.invoke(app, ["rank", str(path), "--i-col", "home", "--j-col", "away", "--y-col", "y", "--out", str(out)])
-    _fails(result, "0 (i preferred) or 1")
+    result = runner.invoke(app, ["rank", str(path), "--i-column", "home", "--j-column", "away", "--y-column", "y", "--out", str(out)])
+    fails_in_one_line(result, "0 (i preferred) or 1")
     assert not out.exists()
 
 
-def test_missing_mle_and_misplaced_options(league, tmp_path):
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (["--method", "btl", "--lam", "0.1"], ["method 'btl' has no parameter 'lam'"]),
+        (["--method", "btl", "--features", "FEATURES"], ["features are read by 'rank_centrality'", "not by 'btl'"]),
+        (["--method", "bre", "--features", "FEATURES"], ["not by 'bre'"]),
+        (["--alpha", "1"], ["method 'rank_centrality' has no parameter 'alpha'"]),
+        (["--sigma", "0.5"], ["sigma=0.5", "regularization='similarity'"]),
+        (["--kernel", "agreement", "--lam", "0.1"], ["kernel='agreement'"]),
+        (["--tau", "3", "--features", "FEATURES"], ["tau=3.0", "kernel is 'gaussian'"]),
+        (["--features", "FEATURES", "--regularization", "uniform"], ["regularization='similarity' only"]),
+        (["--method", "bre", "--random-state", "-1"], ["random_state must be a non-negative integer seed", "-1"]),
+        (["--method", "btl", "--random-state", "0"], ["has no parameter 'random_state'"]),
+        (["--method", "nope"], ["method must be one of", "'nope'"]),
+        (["--lam", "2"], ["lam must be a number in [0, 1)"]),
+        (["--item-column", "item"], ["--item-column", "--features"]),
+    ],
+)
+def test_inapplicable_and_bad_options_are_errors(league, tmp_path, extra, words):
+    path, _, truth, _ = league
+    features = tmp_path / "features.csv"
+    pd.read_csv(truth).rename(columns={"score": "x"}).to_csv(features, index=False)
+    out = tmp_path / "scores.csv"
+    extra = [str(features) if value == "FEATURES" else value for value in extra]
+    fails_in_one_line(_rank(path, out, *extra), *words)
+    assert not out.exists()
+
+
+def test_missing_mle_and_bad_paths(league, tmp_path):
     path, _, _, _ = league
     out = tmp_path / "scores.csv"
     sparse = tmp_path / "few.csv"
     sparse.write_text("home,away,winner\na,b,a\nb,c,b\n")
-    _fails(_rank(sparse, out, "--method", "btl"), "does not exist", "alpha")
-    _fails(_rank(path, out, "--method", "btl", "--lam", "0.1"), "--lam")
-    _fails(_rank(path, out, "--method", "nope"), "unknown method")
-    _fails(_rank(path, out, "--lam", "2"), "lam")
-    _fails(_rank(path, tmp_path / "no" / "scores.csv"), "does not exist")
-    _fails(_rank(tmp_path / "absent.csv", out), "does not exist")
+    fails_in_one_line(_rank(sparse, out, "--method", "btl"), "does not exist", "alpha")
+    fails_in_one_line(_rank(path, tmp_path / "no" / "scores.csv"), "--out", "does not exist")
+    fails_in_one_line(_rank(path, tmp_path), "--out", "is a folder")
+    fails_in_one_line(_rank(tmp_path / "absent.csv", out), "does not exist")
     assert not out.exists()
+
+
+def test_the_output_path_is_checked_before_the_work(tmp_path):
+    # an unreadable table and a bad --out: the --out error comes first
+    fails_in_one_line(_rank(tmp_path / "absent.csv", tmp_path / "no" / "scores.csv"), "--out")
+    result = runner.invoke(
+        app, ["rank-evaluate", str(tmp_path / "absent.csv"), str(tmp_path / "absent.csv"), *COLUMNS,
+              "--out", str(tmp_path / "no" / "m.csv")],
+    )
+    fails_in_one_line(result, "--out")
 
 
 def test_bad_features_files(league, tmp_path):
@@ -151,8 +235,43 @@ def test_bad_features_files(league, tmp_path):
     out = tmp_path / "scores.csv"
     unknown = tmp_path / "unknown.csv"
     unknown.write_text("item,x\n" + "".join(f"t{k},{k}\n" for k in range(30)) + "zzz,1\n")
-    _fails(_rank(path, out, "--features", str(unknown)), "zzz")
+    fails_in_one_line(_rank(path, out, "--features", str(unknown)), "zzz")
     words = tmp_path / "words.csv"
     words.write_text("item,x\n" + "".join(f"t{k},w{k}\n" for k in range(30)))
-    _fails(_rank(path, out, "--features", str(words)), "not numeric")
+    fails_in_one_line(_rank(path, out, "--features", str(words)), "numeric")
+    twice = tmp_path / "twice.csv"
+    twice.write_text("item,x\n" + "".join(f"t{k},{k}\n" for k in range(30)) + "t0,5\n")
+    fails_in_one_line(_rank(path, out, "--features", str(twice)), "two rows for item 't0'")
+    fails_in_one_line(_rank(path, out, "--features", str(words), "--item-column", "name"), "--item-column 'name'")
     assert not out.exists()
+
+
+def test_bad_score_files(league, tmp_path):
+    _, held, _, _ = league
+    scores = tmp_path / "scores.csv"
+    scores.write_text("item,score\nt0,1\nt0,2\n")
+    result = runner.invoke(app, ["rank-evaluate", str(scores), str(held), *COLUMNS])
+    fails_in_one_line(result, "two entries for item 't0'")
+    result = runner.invoke(app, ["rank-evaluate", str(scores), str(held), *COLUMNS, "--score-column", "value"])
+    fails_in_one_line(result, "--score-column 'value' is not a column")
+
+
+@pytest.mark.parametrize("command", ["rank", "rank-evaluate"])
+def test_old_column_spellings_still_work_with_a_warning(league, tmp_path, command):
+    path, held, truth, _ = league
+    scores = tmp_path / "scores.csv"
+    old = ["--i-col", "home", "--j-col", "away", "--winner-col", "winner"]
+    if command == "rank":
+        result = runner.invoke(app, ["rank", str(path), *old, "--out", str(scores)])
+        assert result.exit_code == 0, result.output
+        assert pd.read_csv(scores).shape == (30, 4)
+    else:
+        assert _rank(path, scores).exit_code == 0
+        result = runner.invoke(
+            app, ["rank-evaluate", str(scores), str(held), *old, "--item-col", "item", "--score-col", "score",
+                  "--truth", str(truth), "--truth-col", "score"],
+        )
+        assert result.exit_code == 0, result.output
+        assert "kendall_tau_b" in result.stdout
+        assert "--truth-col is deprecated and will be removed; use --truth-column" in result.stderr
+    assert "--i-col is deprecated and will be removed; use --i-column" in result.stderr

@@ -20,6 +20,24 @@ DEPRECATED_OPTIONS: dict[str, dict[str, str]] = {
         "--jobs": "--n-jobs",
         "--index-col": "--index-column",
     },
+    "rank": {
+        "--i-col": "--i-column",
+        "--j-col": "--j-column",
+        "--winner-col": "--winner-column",
+        "--y-col": "--y-column",
+        "--weight-col": "--weight-column",
+        "--item-col": "--item-column",
+    },
+    "rank-evaluate": {
+        "--i-col": "--i-column",
+        "--j-col": "--j-column",
+        "--winner-col": "--winner-column",
+        "--y-col": "--y-column",
+        "--weight-col": "--weight-column",
+        "--item-col": "--item-column",
+        "--score-col": "--score-column",
+        "--truth-col": "--truth-column",
+    },
 }
 
 _settings = {"quiet": False}

@@ -1,4 +1,12 @@
-"""``paucity rank`` and ``paucity rank-evaluate``: ranking items from a file of comparisons."""
+"""``paucity rank`` and ``paucity rank-evaluate``: ranking items from a file of comparisons.
+
+``rank`` reads the comparisons (and item features), calls
+:func:`paucity.ranking.rank` once and writes its
+:meth:`~paucity.ranking.RankResult.to_frame`; ``rank-evaluate`` reads scores
+and held-out comparisons, calls :func:`paucity.ranking.evaluate` once and
+prints (and writes) its :meth:`~paucity.ranking.RankingEvaluation.to_frame`.
+Which options apply to which method is decided by the library.
+"""
 
 from __future__ import annotations
 
@@ -10,166 +18,172 @@ import typer
 
 from .._errors import InputError, ParameterError
 from ._command import one_line_errors
+from ._options import quiet
+
+__all__ = ["rank", "rank_evaluate"]
 
 _COMPARISONS_HELP = "A .csv/.tsv/.txt/.parquet table with one comparison per row."
 
 
-def _comparisons(path: Path, i_col: str, j_col: str, winner_col, y_col, weight_col, features=None):
-    from .. import io
-    from ..ranking import Comparisons
-
-    if (winner_col is None) == (y_col is None):
-        raise ParameterError("give exactly one of --winner-col (the winner's label) or --y-col (1 when the --j-col item won).")
-    frame = io.read_frame(path)
-    return Comparisons.from_dataframe(
-        frame, i=i_col, j=j_col, winner=winner_col, y=y_col, weights=weight_col, features=features
-    )
-
-
-def _features(path: Path, item_col: Optional[str]):
-    import pandas as pd
-
-    from .. import io
-
-    frame = io.read_frame(path)
-    column = item_col or frame.columns[0]
-    if column not in frame.columns:
-        raise InputError(f"--item-col {column!r} is not a column of {path}; its columns are {', '.join(map(str, frame.columns))}.")
-    if frame[column].duplicated().any():
-        raise InputError(f"{path} has two rows for item {frame[column][frame[column].duplicated()].iloc[0]!r}.")
-    features = frame.set_index(column)
-    non_numeric = [c for c in features.columns if not pd.api.types.is_numeric_dtype(features[c])]
-    if non_numeric:
-        raise InputError(f"feature column {non_numeric[0]!r} of {path} is not numeric; encode it as numbers first.")
-    return features
-
-
 def rank(
     comparisons: Path = typer.Argument(..., help=_COMPARISONS_HELP),
-    i_col: str = typer.Option(..., "--i-col", help="Column of the first item of each comparison."),
-    j_col: str = typer.Option(..., "--j-col", help="Column of the second item."),
-    winner_col: Optional[str] = typer.Option(None, "--winner-col", help="Column holding the winner's label (one of the two)."),
-    y_col: Optional[str] = typer.Option(None, "--y-col", help="Column of 0/1 outcomes, 1 when the --j-col item won (instead of --winner-col)."),
-    weight_col: Optional[str] = typer.Option(None, "--weight-col", help="Column of weights or counts per comparison."),
+    i_column: str = typer.Option(..., "--i-column", help="Column of the first item of each comparison."),
+    j_column: str = typer.Option(..., "--j-column", help="Column of the second item."),
+    winner_column: Optional[str] = typer.Option(
+        None, "--winner-column", help="Column holding the winner's label (one of the two)."
+    ),
+    y_column: Optional[str] = typer.Option(
+        None, "--y-column", help="Column of 0/1 outcomes, 1 when the --j-column item won (instead of --winner-column)."
+    ),
+    weight_column: Optional[str] = typer.Option(None, "--weight-column", help="Column of weights or counts per comparison."),
     method: str = typer.Option("rank_centrality", "--method", help="rank_centrality, btl, bre, ure or rank_svm."),
     transition: Optional[str] = typer.Option(None, "--transition", help="rank_centrality: nos, ra or sampling (default nos)."),
     regularization: Optional[str] = typer.Option(
-        None, "--regularization", help="rank_centrality: none, uniform or similarity (default: uniform when --lam is given, similarity with --features)."
+        None,
+        "--regularization",
+        help="rank_centrality: none, uniform or similarity (default: similarity with --features, uniform with --lam, "
+        "none otherwise).",
     ),
-    lam: Optional[float] = typer.Option(None, "--lam", help="rank_centrality: λ of the regularization (default 1/n)."),
-    alpha: Optional[float] = typer.Option(None, "--alpha", help="btl: L2 penalty on the log-scores (default 0, the exact MLE)."),
-    features: Optional[Path] = typer.Option(None, "--features", help="Table of item features: an item column and numeric columns."),
-    item_col: Optional[str] = typer.Option(None, "--item-col", help="Item column of --features (default: its first column)."),
+    lam: Optional[float] = typer.Option(
+        None, "--lam", help="rank_centrality: λ, the weight of the uniform jump in the regularized chain (default 1/n)."
+    ),
+    alpha: Optional[float] = typer.Option(
+        None, "--alpha", help="btl: weight of the penalty (alpha/2)·||v||² on the log-likelihood (default 0, the exact MLE); rank_svm: of (alpha/2)·||w||² on the hinge loss (default 1)."
+    ),
+    features: Optional[Path] = typer.Option(
+        None, "--features", help="rank_centrality (similarity regularization) and rank_svm: a table of item features, an item column and numeric columns."
+    ),
+    item_column: Optional[str] = typer.Option(None, "--item-column", help="Item column of --features (default: its first column)."),
     kernel: Optional[str] = typer.Option(None, "--kernel", help="Similarity kernel: gaussian or agreement (default gaussian)."),
     sigma: Optional[float] = typer.Option(None, "--sigma", help="Width of the gaussian kernel (default 1)."),
     tau: Optional[float] = typer.Option(None, "--tau", help="Tightness of the agreement kernel."),
-    random_state: Optional[int] = typer.Option(None, "--random-state", help="Seed for tie-breaking (bre, ure) and rank_svm."),
-    out: Path = typer.Option(Path("scores.csv"), "--out", "-o", help="Where to write item, rank and score (CSV)."),
+    random_state: Optional[int] = typer.Option(None, "--random-state", help="bre, ure: seed for tie-breaking; rank_svm: its randomness."),
+    out: Path = typer.Option(Path("scores.csv"), "--out", "-o", help="Where to write item, rank, score and log_score (CSV)."),
 ) -> None:
-    """Rank items from pairwise comparisons and write their scores, best first."""
-    from rich.console import Console
+    """Rank items from pairwise comparisons and write their scores, best first.
 
+    The table written has one row per item, best first: item, rank (1 is best), score (on the method's own
+    scale) and log_score (on BTL's centred log scale, the same for every method). An option that does not
+    apply to the chosen method is an error. Nothing is written when the command fails.
+
+    \b
+    Examples:
+      paucity rank games.csv --i-column home --j-column away --winner-column winner --lam 0.01 --out scores.csv
+      paucity rank games.csv --i-column home --j-column away --y-column y --method btl --alpha 1 --out scores.csv
+    """
     from .. import io
     from ..ranking import rank as rank_items
 
-    console = Console(stderr=True)
     with one_line_errors():
-        if not out.parent.exists():
-            raise ParameterError(f"the folder of --out ({out.parent}) does not exist; create it first.")
-        method_key = method.lower()
-        item_features = _features(features, item_col) if features is not None else None
-        data = _comparisons(comparisons, i_col, j_col, winner_col, y_col, weight_col, item_features)
-        params = {}
-        if method_key == "rank_centrality":
-            if regularization is not None:
-                params["regularization"] = None if regularization.lower() == "none" else regularization
-            elif item_features is not None:
-                params["regularization"] = "similarity"
-            elif lam is not None:
-                params["regularization"] = "uniform"
-            for name, value in (("transition", transition), ("lam", lam), ("kernel", kernel), ("sigma", sigma), ("tau", tau)):
-                if value is not None:
-                    params[name] = value
-        else:
-            given = {"--transition": transition, "--regularization": regularization, "--lam": lam, "--kernel": kernel, "--sigma": sigma, "--tau": tau}
-            stray = [flag for flag, value in given.items() if value is not None]
-            if stray:
-                raise ParameterError(f"{stray[0]} applies to --method rank_centrality only, not {method!r}.")
-        if alpha is not None:
-            if method_key != "btl":
-                raise ParameterError(f"--alpha applies to --method btl only, not {method!r}.")
-            params["alpha"] = alpha
-        if random_state is not None:
-            if method_key not in ("bre", "ure", "rank_svm"):
-                raise ParameterError(f"--random-state applies to bre, ure and rank_svm, not {method!r}.")
-            params["random_state"] = random_state
+        out = io.check_output_path(out, option="--out")
+        if item_column is not None and features is None:
+            raise ParameterError("--item-column names the item column of --features; give --features too, or leave it out.")
+        data = _comparisons(comparisons, i_column, j_column, winner_column, y_column, weight_column)
+        item_features = _features(features, item_column) if features is not None else None
+        params = {
+            name: value
+            for name, value in (
+                ("transition", transition), ("lam", lam), ("alpha", alpha), ("kernel", kernel), ("sigma", sigma),
+                ("tau", tau), ("random_state", random_state),
+            )
+            if value is not None
+        }
+        if regularization is not None:
+            params["regularization"] = None if regularization.lower() == "none" else regularization
         start = time.perf_counter()
-        with console.status(f"ranking {data.n_items:,} items from {data.n_comparisons:,} comparisons ({method_key})"):
-            table = rank_items(data, method_key, **params)
+        result = rank_items(data, method, features=item_features, **params)
         seconds = time.perf_counter() - start
-        io.write_csv(table.reset_index(), out, index=False)
-    head = ", ".join(str(label) for label in table.index[:5])
-    typer.echo(f"{len(table)} items ranked by {method_key} in {seconds:.2f} s (best: {head}); scores written to {out}")
+        io.write_csv(result.to_frame().reset_index(), out, index=False)
+    if not quiet():
+        head = ", ".join(str(label) for label in result.ranking[:5])
+        typer.echo(
+            f"{result.n_items} items ranked by {result.method} in {seconds:.2f} s (best: {head}); scores written to {out}"
+        )
 
 
 def rank_evaluate(
     scores: Path = typer.Argument(..., help="Scores written by `paucity rank` (columns item, score)."),
     held_out: Path = typer.Argument(..., help=_COMPARISONS_HELP + " Held-out comparisons to check the scores against."),
-    i_col: str = typer.Option(..., "--i-col", help="Column of the first item of each held-out comparison."),
-    j_col: str = typer.Option(..., "--j-col", help="Column of the second item."),
-    winner_col: Optional[str] = typer.Option(None, "--winner-col", help="Column holding the winner's label."),
-    y_col: Optional[str] = typer.Option(None, "--y-col", help="Column of 0/1 outcomes, 1 when the --j-col item won."),
-    weight_col: Optional[str] = typer.Option(None, "--weight-col", help="Column of weights per comparison."),
-    item_col: str = typer.Option("item", "--item-col", help="Item column of the scores (and of --truth)."),
-    score_col: str = typer.Option("score", "--score-col", help="Score column of the scores file (higher is better)."),
-    truth: Optional[Path] = typer.Option(None, "--truth", help="A table of true scores (item column and --truth-col) for rank metrics."),
-    truth_col: str = typer.Option("score", "--truth-col", help="Column of true scores in --truth (higher is better)."),
+    i_column: str = typer.Option(..., "--i-column", help="Column of the first item of each held-out comparison."),
+    j_column: str = typer.Option(..., "--j-column", help="Column of the second item."),
+    winner_column: Optional[str] = typer.Option(None, "--winner-column", help="Column holding the winner's label."),
+    y_column: Optional[str] = typer.Option(None, "--y-column", help="Column of 0/1 outcomes, 1 when the --j-column item won."),
+    weight_column: Optional[str] = typer.Option(None, "--weight-column", help="Column of weights per comparison."),
+    item_column: str = typer.Option("item", "--item-column", help="Item column of the scores (and of --truth)."),
+    score_column: str = typer.Option("score", "--score-column", help="Score column of the scores file (higher is better)."),
+    truth: Optional[Path] = typer.Option(None, "--truth", help="A table of true scores (item column and --truth-column) for rank metrics."),
+    truth_column: str = typer.Option("score", "--truth-column", help="Column of true scores in --truth (higher is better)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Also write the metrics here (CSV: metric, value)."),
 ) -> None:
-    """Check scores against held-out comparisons (and true scores when known)."""
-    import pandas as pd
+    """Check scores against held-out comparisons (and true scores when known).
 
+    Prints the held-out error (the weighted fraction of held-out comparisons won by the lower-scored item,
+    ties counting one half) and, with --truth, Kendall's tau-b, the Kendall tau distance, Spearman's footrule
+    and the largest displacement.
+
+    \b
+    Example:
+      paucity rank-evaluate scores.csv held_out.csv --i-column home --j-column away --winner-column winner --truth truth.csv
+    """
     from .. import io
-    from ..ranking import metrics
+    from ..ranking import evaluate
 
     with one_line_errors():
-        if out is not None and not out.parent.exists():
-            raise ParameterError(f"the folder of --out ({out.parent}) does not exist; create it first.")
-        estimated = _score_series(scores, item_col, score_col)
-        held = _comparisons(held_out, i_col, j_col, winner_col, y_col, weight_col)
-        rows = [("held_out_comparisons", float(held.n_comparisons)), ("held_out_error", metrics.held_out_error(estimated, held))]
-        if truth is not None:
-            true_scores = _score_series(truth, item_col, truth_col)
-            missing = true_scores.index.difference(estimated.index)
-            if len(missing):
-                raise InputError(f"item {missing[0]!r} has a true score in {truth} but no score in {scores}.")
-            estimated_common = estimated.loc[true_scores.index]
-            rows += [
-                ("kendall_tau_b", metrics.kendall_tau_b(estimated_common, true_scores)),
-                ("kendall_tau_distance", float(metrics.kendall_tau_distance(estimated_common, true_scores))),
-                ("spearman_footrule", float(metrics.spearman_footrule(estimated_common, true_scores))),
-                ("max_displacement", float(metrics.max_displacement(estimated_common, true_scores))),
-            ]
-        table = pd.DataFrame(rows, columns=["metric", "value"])
         if out is not None:
-            io.write_csv(table, out, index=False)
-    for name, value in rows:
-        typer.echo(f"{name:>22}  {value:.6g}")
+            out = io.check_output_path(out, option="--out")
+        estimated = _score_series(scores, item_column, score_column, "--score-column")
+        held = _comparisons(held_out, i_column, j_column, winner_column, y_column, weight_column)
+        true_scores = _score_series(truth, item_column, truth_column, "--truth-column") if truth is not None else None
+        result = evaluate(estimated, held, true_scores=true_scores)
+        if out is not None:
+            io.write_csv(result.to_frame(), out, index=False)
+    if out is None or not quiet():
+        for name, value in result.to_dict().items():
+            typer.echo(f"{name:>22}  {value:.6g}")
 
 
-def _score_series(path: Path, item_col: str, score_col: str):
+# -- reading the tables ---------------------------------------------------------------------------
+def _check_columns(frame, path: Path, columns: dict) -> None:
+    """Every named column (option -> column) is in the table."""
+    for option, column in columns.items():
+        if column is not None and column not in frame.columns:
+            shown = ", ".join(map(repr, list(frame.columns)[:10]))
+            raise InputError(f"{option} {column!r} is not a column of {path}; its columns are {shown}.")
+
+
+def _comparisons(path: Path, i_column: str, j_column: str, winner_column, y_column, weight_column):
+    from .. import io
+    from ..ranking import Comparisons
+
+    if (winner_column is None) == (y_column is None):
+        raise ParameterError(
+            "give exactly one of --winner-column (the winner's label) or --y-column (1 when the --j-column item won)."
+        )
+    labels = [c for c in (i_column, j_column, winner_column) if c is not None]
+    frame = io.read_frame(path, text_columns=labels)
+    _check_columns(
+        frame, path,
+        {"--i-column": i_column, "--j-column": j_column, "--winner-column": winner_column, "--y-column": y_column,
+         "--weight-column": weight_column},
+    )
+    return Comparisons.from_dataframe(frame, i=i_column, j=j_column, winner=winner_column, y=y_column, weights=weight_column)
+
+
+def _features(path: Path, item_column: Optional[str]):
+    from .. import io
+
+    if item_column is None:
+        item_column = io.read_frame(path).columns[0]
+    frame = io.read_frame(path, text_columns=[item_column])
+    _check_columns(frame, path, {"--item-column": item_column})
+    return frame.set_index(item_column)
+
+
+def _score_series(path: Path, item_column: str, score_column: str, option: str):
     import pandas as pd
 
     from .. import io
 
-    frame = io.read_frame(path)
-    for option, column in (("--item-col", item_col), ("--score-col or --truth-col", score_col)):
-        if column not in frame.columns:
-            raise InputError(f"{path} has no column {column!r} ({option}); its columns are {', '.join(map(str, frame.columns))}.")
-    if frame[item_col].duplicated().any():
-        raise InputError(f"{path} has two rows for item {frame[item_col][frame[item_col].duplicated()].iloc[0]!r}.")
-    values = pd.to_numeric(frame[score_col], errors="coerce")
-    if values.isna().any():
-        row = int(values.isna().to_numpy().nonzero()[0][0])
-        raise InputError(f"{path} row {row}: score {frame[score_col].iloc[row]!r} is not a number.")
-    return pd.Series(values.to_numpy(dtype=float), index=pd.Index(frame[item_col]), name=score_col)
+    frame = io.read_frame(path, text_columns=[item_column])
+    _check_columns(frame, path, {"--item-column": item_column, option: score_column})
+    return pd.Series(frame[score_column].to_numpy(), index=pd.Index(frame[item_column]), name=score_column)
