@@ -118,8 +118,12 @@ def test_sample_pairs_errors():
         sample_pairs(6, 16, replace=False)
     with pytest.raises(ParameterError, match="n_items"):
         sample_pairs(1, 3)
-    with pytest.raises(ParameterError, match="n_pairs"):
+    with pytest.raises(ParameterError, match="sample_pairs: n_pairs must be an integer >= 0, got -1"):
         sample_pairs(5, -1)
+    with pytest.raises(ParameterError, match="replace must be True or False"):
+        sample_pairs(5, 2, replace="no")
+    with pytest.raises(ParameterError, match="random_state must be a non-negative integer seed"):
+        sample_pairs(5, 2, random_state=-1)
     i, j = sample_pairs(5, 0, replace=False)
     assert len(i) == len(j) == 0
 
@@ -186,6 +190,8 @@ def test_btl_comparisons_without_replacement():
         ({"scores": [[0.0, 1.0]], "n_comparisons": 1}, InputError, "1-dimensional"),
         ({"scores": ["a", "b"], "n_comparisons": 1}, InputTypeError, "numbers"),
         ({"scores": [0.0, 1.0], "n_comparisons": 0}, ParameterError, "no comparisons"),
+        ({"scores": [0.0, 1.0], "n_comparisons": -2}, ParameterError, "btl_comparisons: n_comparisons must be an integer >= 0"),
+        ({"scores": [0.0, 1.0], "n_comparisons": 2.5}, ParameterError, "n_comparisons must be an integer"),
     ],
 )
 def test_btl_comparisons_errors(kwargs, error, words):
@@ -282,7 +288,9 @@ def test_experiment_options_and_comparisons():
     assert c.n_comparisons == 200 and c.n_items == 50
     np.testing.assert_array_equal(c.features, small.features)
     assert "number=2" in repr(small)
-    with pytest.raises(ParameterError, match="1, 2 or 3"):
+    with pytest.raises(ParameterError, match=r"feature_experiment: number must be an integer in \[1, 3\], got 4"):
         feature_experiment(4)
-    with pytest.raises(ParameterError, match="1, 2 or 3"):
+    with pytest.raises(ParameterError, match=r"number must be an integer in \[1, 3\], got True"):
         feature_experiment(True)
+    with pytest.raises(ParameterError, match="n_items must be an integer >= 2"):
+        feature_experiment(1, n_items=1)

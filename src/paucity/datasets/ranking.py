@@ -22,7 +22,7 @@ import pandas as pd
 from scipy.special import expit
 
 from .._errors import InputError, InputTypeError, ParameterError, ShapeMismatchError
-from .._validation import check_positive_int, check_random_state
+from .._validation import BOOLEAN, Interval, check_parameter, check_random_state
 from ..ranking.comparisons import Comparisons
 
 __all__ = [
@@ -43,15 +43,17 @@ _DENSE_FRACTION = 0.25
 _MAX_ITEMS_WITHOUT_REPLACEMENT = 2**31
 
 
-def _check_real(value, name: str, *, low: float | None = None, high: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise ParameterError(f"{name} must be a finite number, got {value!r}.")
-    value = float(value)
-    if low is not None and value < low:
-        raise ParameterError(f"{name} must be at least {low}, got {value}.")
-    if high is not None and value > high:
-        raise ParameterError(f"{name} must be at most {high}, got {value}.")
-    return value
+def _check(value, name: str, constraint, owner: str):
+    return check_parameter(value, name, [constraint], owner=owner)
+
+
+def _real(low=None, high=None) -> Interval:
+    """A finite number, within [low, high] when given."""
+    return Interval(numbers.Real, low, high)
+
+
+def _count(minimum: int) -> Interval:
+    return Interval(numbers.Integral, minimum, None)
 
 
 # -- scores ---------------------------------------------------------------------------------------
@@ -83,9 +85,9 @@ def btl_scores(n_items: int, *, low: float = 0.0, high: float = 5.0, random_stat
     >>> v.shape, bool(((0 <= v) & (v < 5)).all())
     ((4,), True)
     """
-    n = check_positive_int(n_items, "n_items")
-    low = _check_real(low, "low")
-    high = _check_real(high, "high")
+    n = _check(n_items, "n_items", _count(1), "btl_scores")
+    low = float(_check(low, "low", _real(), "btl_scores"))
+    high = float(_check(high, "high", _real(), "btl_scores"))
     if high < low:
         raise ParameterError(f"high ({high}) must be at least low ({low}).")
     return check_random_state(random_state).uniform(low, high, size=n)
@@ -173,8 +175,9 @@ def sample_pairs(n_items: int, n_pairs: int, *, replace: bool = True, random_sta
     >>> bool((i != j).all())
     True
     """
-    n = check_positive_int(n_items, "n_items", minimum=2)
-    m = check_positive_int(n_pairs, "n_pairs", minimum=0)
+    n = int(_check(n_items, "n_items", _count(2), "sample_pairs"))
+    m = int(_check(n_pairs, "n_pairs", _count(0), "sample_pairs"))
+    replace = _check(replace, "replace", BOOLEAN, "sample_pairs")
     rng = check_random_state(random_state)
     if replace:
         i = rng.integers(0, n, size=m, dtype=np.int64)
@@ -309,6 +312,7 @@ def btl_comparisons(
     if pairs is None:
         if n_comparisons is None:
             raise ParameterError("give n_comparisons (how many pairs to draw) or pairs=(i, j).")
+        n_comparisons = _check(n_comparisons, "n_comparisons", _count(0), "btl_comparisons")
         i, j = sample_pairs(n, n_comparisons, replace=replace, random_state=rng)
     else:
         if n_comparisons is not None:
@@ -367,9 +371,9 @@ def flip_comparisons(n_items: int, *, rate: float, p: float = 1.0, ranking=None,
     >>> bool(((truth[c.j] > truth[c.i]) == (c.y == 1)).all())  # noiseless: always right
     True
     """
-    n = check_positive_int(n_items, "n_items", minimum=2)
-    rate = _check_real(rate, "rate", low=0.0, high=1.0)
-    p = _check_real(p, "p", low=0.0, high=1.0)
+    n = int(_check(n_items, "n_items", _count(2), "flip_comparisons"))
+    rate = float(_check(rate, "rate", _real(0, 1), "flip_comparisons"))
+    p = float(_check(p, "p", _real(0, 1), "flip_comparisons"))
     rng = check_random_state(random_state)
     if ranking is None:
         place = np.arange(n, dtype=np.int64)
@@ -487,12 +491,10 @@ def feature_experiment(number: int, *, n_items: int | None = None, random_state=
     >>> bool(np.allclose(e.weights, np.exp(np.cos(5 * e.omega[0, 0] * e.features[:, 0]))))
     True
     """
-    if isinstance(number, bool) or not isinstance(number, numbers.Integral) or int(number) not in _EXPERIMENTS:
-        raise ParameterError(f"number must be 1, 2 or 3 (the experiments of seed 000, §3.5.2), got {number!r}.")
-    number = int(number)
+    number = int(_check(number, "number", Interval(numbers.Integral, 1, 3), "feature_experiment"))
     size, dimension, directions = _EXPERIMENTS[number]
     if n_items is not None:
-        size = check_positive_int(n_items, "n_items", minimum=2)
+        size = int(_check(n_items, "n_items", _count(2), "feature_experiment"))
     rng = check_random_state(random_state)
     x = rng.uniform(0.0, 4.0, size=(size, dimension))
     omega = rng.standard_normal((directions, dimension))
