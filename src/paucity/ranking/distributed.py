@@ -31,8 +31,8 @@ from operator import getitem
 import numpy as np
 import pandas as pd
 
-from .._errors import InputError, InputTypeError, ShapeMismatchError
-from .._validation import check_positive_int
+from .._errors import InputError, InputTypeError, ParameterError, ShapeMismatchError
+from .._validation import Interval, check_parameter
 from .comparisons import Comparisons
 from .counting import ItemCounts, win_loss_sums
 
@@ -312,7 +312,13 @@ class DaskComparisons:
         self.items = labels
         if n_blocks is None:
             n_blocks = min(len(labels), 4)
-        self.n_blocks = check_positive_int(n_blocks, "n_blocks", maximum=len(labels), maximum_name="the number of items")
+        n_blocks = int(check_parameter(n_blocks, "n_blocks", [Interval(numbers.Integral, 1, None)], owner="DaskComparisons"))
+        if n_blocks > len(labels):
+            raise ParameterError(
+                f"DaskComparisons: n_blocks={n_blocks} is larger than the number of items ({len(labels)}); "
+                "a block holds at least one item."
+            )
+        self.n_blocks = n_blocks
         self.block_bounds = block_bounds(len(labels), self.n_blocks)
 
     # -- constructors -----------------------------------------------------------------------------
