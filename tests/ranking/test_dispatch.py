@@ -117,3 +117,15 @@ def test_make_ranker_checks_names():
     assert isinstance(make_ranker("BRE", random_state=0), BRE)
     with pytest.raises(ParameterError, match="its parameters are kernel, alpha, gamma, n_components, random_state"):
         make_ranker("rank_svm", sigma=1.0)
+
+
+@pytest.mark.parametrize("estimator", [RankCentrality(), BTL(), BRE(), RankSVM()], ids=lambda e: type(e).__name__)
+def test_one_fitted_check_for_every_ranker(estimator):
+    from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+
+    from paucity._errors import NotFittedError
+
+    for call in (lambda: estimator.predict([["a", "b"]]), lambda: estimator.predict_proba("a", "b")):
+        with pytest.raises(NotFittedError, match=f"This {type(estimator).__name__} is not fitted yet") as caught:
+            call()
+        assert isinstance(caught.value, SklearnNotFittedError)
