@@ -5,7 +5,7 @@ from typer.testing import CliRunner
 
 from paucity.cli import app
 from paucity.datasets import btl_comparisons, btl_scores
-from paucity.ranking import BTL, BRE, Comparisons, RankCentrality, RankSVM, evaluate
+from paucity.ranking import BRE, BTL, Comparisons, RankCentrality, evaluate
 
 from ._outcomes import fails_in_one_line
 
