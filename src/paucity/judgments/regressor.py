@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin
+from threadpoolctl import threadpool_limits
 
 from .._errors import InputError, InputTypeError, ParameterError, PaucityWarning
 from .._progress import progress_bar
@@ -259,9 +260,10 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         spent = float((repeats * cost_values).sum())
         self.unspent_ = budget - spent
         self._note(path, budget, spent)
-        self.objective_ = self._objective(repeats)
-        self.path_ = self._path_table(path, attributes, cost_values)
-        self._estimate_coefficients()
+        with threadpool_limits(1, user_api="blas"):  # small matrices: a second BLAS thread only adds waiting
+            self.objective_ = self._objective(repeats)
+            self.path_ = self._path_table(path, attributes, cost_values)
+            self._estimate_coefficients()
         return self
 
     def _note(self, path: GreedyPath, budget: float, spent: float) -> None:

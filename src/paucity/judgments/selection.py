@@ -14,7 +14,9 @@ from dataclasses import dataclass
 import numbers
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
+from .._validation import Interval, check_parameter
 from .objective import full_objective, repeat_matrix, scoring_terms
 
 __all__ = ["GAIN_TOLERANCE", "GreedyPath", "forward_selection", "greedy_full", "greedy_scoring"]
@@ -73,8 +75,6 @@ def _pick(gains: np.ndarray, costs: np.ndarray, fits: np.ndarray) -> int:
 
 
 def _check_tolerance(tol) -> float:
-    from .._validation import Interval, check_parameter
-
     return float(check_parameter(tol, "tol", [Interval(numbers.Real, 0, None)], owner="greedy"))
 
 
@@ -196,22 +196,23 @@ def greedy_full(correlation, external_covariance, internal_variance, costs, budg
     diagonal = np.diag(external_covariance)
     tol = _check_tolerance(tol)
     saturated = False
-    while True:
-        gains = _full_gains(repeats, objective, correlation, external_covariance, diagonal, internal_variance)
-        fits = _affordable(costs, remaining, available)
-        a = _pick(gains, costs, fits)
-        if a < 0:
-            break
-        if gains[fits].max() <= tol * objective:
-            saturated = True
-            break
-        repeats[a] += 1
-        remaining -= costs[a]
-        objective = full_objective(repeats, correlation, external_covariance, internal_variance)
-        chosen.append(a)
-        values.append(objective)
-        if bar is not None:
-            bar.advance()
+    with threadpool_limits(1, user_api="blas"):  # small matrices: a second BLAS thread only adds waiting
+        while True:
+            gains = _full_gains(repeats, objective, correlation, external_covariance, diagonal, internal_variance)
+            fits = _affordable(costs, remaining, available)
+            a = _pick(gains, costs, fits)
+            if a < 0:
+                break
+            if gains[fits].max() <= tol * objective:
+                saturated = True
+                break
+            repeats[a] += 1
+            remaining -= costs[a]
+            objective = full_objective(repeats, correlation, external_covariance, internal_variance)
+            chosen.append(a)
+            values.append(objective)
+            if bar is not None:
+                bar.advance()
     return GreedyPath(repeats, np.asarray(chosen, dtype=np.int64), np.asarray(values), float(budget) - remaining, False,
                       saturated)
 
