@@ -223,3 +223,34 @@ def test_forward_selection_says_when_it_ran_out_of_columns():
     columns = rng.normal(size=(30, 3))
     path = forward_selection(columns, columns.sum(axis=1), np.ones(3), 10)
     assert sorted(path.chosen.tolist()) == [0, 1, 2] and path.exhausted and path.spent == 3
+
+
+# -- budgets beyond what can matter -----------------------------------------------------------------
+def test_scoring_stops_once_a_judgment_gains_less_than_tol_of_the_objective():
+    # no external variance: each judgment adds b²/v = 1, so after t judgments the objective is t and the next
+    # gain 1 is at most tol·t from t = 1/tol on
+    path = greedy_scoring(np.array([1.0]), np.array([0.0]), np.array([1.0]), np.ones(1), 1e308, tol=0.01)
+    assert path.repeats.tolist() == [100] and path.spent == 100 and path.saturated and not path.exhausted
+    assert path.objective[-1] == pytest.approx(100.0)
+
+
+def test_full_stops_once_a_judgment_gains_less_than_tol_of_the_objective():
+    # obj(r) = r / (r + 1); the gain of judgment r + 1 over obj(r) is 1 / (r (r + 2)): above 0.01 up to r = 9
+    path = greedy_full(np.array([1.0]), np.array([[1.0]]), np.array([1.0]), np.ones(1), 1e308, tol=0.01)
+    assert path.repeats.tolist() == [10] and path.saturated
+    assert path.objective[-1] == pytest.approx(10 / 11)
+    # a budget below that point is spent, and tol=0 spends any finite budget
+    assert not greedy_full(np.array([1.0]), np.array([[1.0]]), np.array([1.0]), np.ones(1), 7, tol=0.01).saturated
+    assert greedy_full(np.array([1.0]), np.array([[1.0]]), np.array([1.0]), np.ones(1), 30, tol=0).repeats.tolist() == [30]
+
+
+def test_nothing_worth_buying_buys_nothing():
+    path = greedy_full(np.zeros(2), np.eye(2), np.ones(2), np.ones(2), 5)
+    assert path.repeats.tolist() == [0, 0] and path.saturated and path.spent == 0
+
+
+def test_a_negative_tolerance_is_refused():
+    from paucity._errors import ParameterError
+
+    with pytest.raises(ParameterError, match="tol must be a number >= 0, got -1"):
+        greedy_scoring(np.ones(1), np.ones(1), np.ones(1), np.ones(1), 3, tol=-1)

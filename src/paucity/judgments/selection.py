@@ -62,6 +62,12 @@ class GreedyPath:
     saturated: bool = False
 
 
+def _path(repeats, chosen: list, values: list, costs: np.ndarray, *, exhausted: bool, saturated: bool) -> GreedyPath:
+    """The run's result; ``spent`` sums the costs bought (budget − remaining would lose them next to a huge budget)."""
+    chosen = np.asarray(chosen, dtype=np.int64)
+    return GreedyPath(repeats, chosen, np.asarray(values), float(np.sum(costs[chosen])), exhausted, saturated)
+
+
 def _affordable(costs: np.ndarray, remaining: float, available: np.ndarray) -> np.ndarray:
     return available & (costs <= remaining + 1e-12 * max(1.0, remaining))
 
@@ -138,8 +144,7 @@ def greedy_scoring(correlation, external_variance, internal_variance, costs, bud
         values.append(float(current.sum()))
         if bar is not None:
             bar.advance()
-    return GreedyPath(repeats, np.asarray(chosen, dtype=np.int64), np.asarray(values), float(budget) - remaining, False,
-                      saturated)
+    return _path(repeats, chosen, values, costs, exhausted=False, saturated=saturated)
 
 
 def greedy_full(correlation, external_covariance, internal_variance, costs, budget: float, *,
@@ -213,8 +218,7 @@ def greedy_full(correlation, external_covariance, internal_variance, costs, budg
             values.append(objective)
             if bar is not None:
                 bar.advance()
-    return GreedyPath(repeats, np.asarray(chosen, dtype=np.int64), np.asarray(values), float(budget) - remaining, False,
-                      saturated)
+    return _path(repeats, chosen, values, costs, exhausted=False, saturated=saturated)
 
 
 def _full_gains(repeats, objective, correlation, covariance, diagonal, internal_variance) -> np.ndarray:
@@ -321,5 +325,4 @@ def forward_selection(columns: np.ndarray, labels: np.ndarray, costs: np.ndarray
         if bar is not None:
             bar.advance()
     exhausted = not available.any() and remaining > 0
-    return GreedyPath(repeats, np.asarray(chosen, dtype=np.int64), np.asarray(values), float(budget) - remaining,
-                      exhausted)
+    return _path(repeats, chosen, values, costs, exhausted=exhausted, saturated=False)
