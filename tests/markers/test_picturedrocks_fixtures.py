@@ -43,7 +43,7 @@ def test_supervised_selections_identical(pbmc, anchor, method):
     expected = anchor["methods"][method]
     assert selector.selected_.tolist() == expected["indices"]
     expected_scores = [step["score"] for step in expected["steps"]]
-    np.testing.assert_allclose(selector.scores_, expected_scores, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(selector.selection_scores_, expected_scores, rtol=0, atol=1e-9)
 
 
 def test_unsupervised_degree_2_identical(pbmc, anchor):
@@ -60,4 +60,4 @@ def test_unsupervised_degree_1_same_choice_up_to_tie_order(pbmc, anchor):
     expected = anchor["methods"]["unientropy"]["indices"]
     n_tied = anchor["methods"]["unientropy"]["steps"][0]["n_tied"]
     assert selector.selected_[:n_tied].tolist() == sorted(expected[:n_tied])
-    np.testing.assert_allclose(selector.scores_[:n_tied], np.log2(5), atol=1e-9)
+    np.testing.assert_allclose(selector.selection_scores_[:n_tied], np.log2(5), atol=1e-9)

@@ -58,10 +58,14 @@ def test_greedy_matches_slow_reference(method):
     X, y = random_problem(n=200, m=12, seed=1)
     Xd = discretize(X, 5).toarray()
     expected, expected_scores = slow_greedy(Xd, y, method, 6, beta=0.5)
-    selector = InfoSelector(method=method, n_features=6, beta=0.5)
-    selector.fit(X, y if method not in ("entropy", "entropy2") else None)
+    selector = InfoSelector(method=method, n_features=6, beta=0.5 if method == "mifs" else None)
+    unsupervised = method in ("entropy", "entropy2")
+    selector.fit(X, None if unsupervised else y)
     assert selector.selected_.tolist() == expected
-    np.testing.assert_allclose(selector.scores_, expected_scores, atol=1e-7)
+    np.testing.assert_allclose(selector.selection_scores_, expected_scores, atol=1e-7)
+    # scores_: one per feature, I(x_j; y) (H(x_j) unsupervised) whether selected or not
+    relevance = [reference.joint_entropy(Xd[:, j]) if unsupervised else reference.interaction(Xd[:, j], y) for j in range(12)]
+    np.testing.assert_allclose(selector.scores_, relevance, atol=1e-7)
 
 
 def test_degree_1_is_mim_and_degree_2_is_cife():
@@ -70,6 +74,7 @@ def test_degree_1_is_mim_and_degree_2_is_cife():
         a = InfoSelector(method="degree", degree=degree, n_features=8).fit(X, y)
         b = InfoSelector(method=method, n_features=8).fit(X, y)
         np.testing.assert_array_equal(a.selected_, b.selected_)
+        np.testing.assert_array_equal(a.selection_scores_, b.selection_scores_)
         np.testing.assert_array_equal(a.scores_, b.scores_)
 
 
@@ -208,12 +213,25 @@ def test_bad_input_is_rejected_before_any_work(change, error, message):
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"n_features": 11}, "larger than the number of features in X"),
         ({"n_features": 5, "prefilter": 4}, "larger than prefilter=4"),
-        ({"method": "magic"}, "unknown method 'magic'"),
-        ({"mode": "pairwise"}, "unknown mode"),
+        ({"method": "magic"}, "InfoSelector: method must be one of 'mim', .*got 'magic'"),
+        ({"mode": "pairwise"}, "mode must be one of 'multiclass', 'binary', got 'pairwise'"),
         ({"method": "entropy", "mode": "binary"}, "no binary mode"),
-        ({"n_bins": 0}, "n_bins"),
+        ({"n_bins": 0}, r"n_bins must be an integer in \[2, 255\]"),
+        ({"n_bins": 1}, "a single bin puts every value together and carries no information"),
+        ({"n_bins": 256}, "n_bins must be an integer in"),
+        ({"n_bins": 2.5}, "n_bins must be"),
+        ({"n_features": 0}, "n_features must be an integer >= 1, got 0"),
+        ({"n_features": True}, "n_features must be an integer >= 1, got True"),
+        ({"prefilter": 0}, "prefilter must be an integer >= 1 or None"),
+        ({"beta": -1.0}, "beta must be a number >= 0 or None"),
+        ({"degree": 0}, "degree must be an integer >= 1 or None"),
+        ({"progress": "yes"}, "progress must be True or False"),
+        ({"method": "cife", "degree": 3}, "degree=3 applies only to method='degree'.*method is 'cife'"),
+        ({"method": "cife", "degree": 2}, "degree=2 applies only to method='degree'"),
+        ({"method": "jmi", "beta": 0.5}, "beta=0.5 applies only to method='mifs'"),
+        ({"method": "degree", "beta": 0.5}, "beta=0.5 applies only to method='mifs'"),
+        ({"method": "mifs", "degree": 3}, "degree=3 applies only to method='degree'"),
     ],
 )
 def test_bad_parameters(params, message):
@@ -241,6 +259,7 @@ def test_result_does_not_depend_on_the_number_of_threads(monkeypatch):
     # n_jobs=1 (cife, jmi) against n_jobs=2 and n_jobs=None, method by method
     for first, other in zip(runs[:2] * 2, runs[2:], strict=True):
         np.testing.assert_array_equal(first.selected_, other.selected_)
+        np.testing.assert_array_equal(first.selection_scores_, other.selection_scores_)
         np.testing.assert_array_equal(first.scores_, other.scores_)
     assert numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS  # restored
 
@@ -250,3 +269,94 @@ def test_bad_n_jobs(n_jobs):
     X, y = random_problem(m=5)
     with pytest.raises(ParameterError, match="n_jobs"):
         InfoSelector(n_features=2, n_jobs=n_jobs).fit(X, y)
+
+
+def test_attributes_of_a_selector():
+    X, y = random_problem(m=10, seed=11)
+    selector = InfoSelector(method="cife", n_features=3).fit(X, y)
+    assert selector.selected_.dtype == np.int64
+    assert selector.selected_names_.tolist() == [f"x{j}" for j in selector.selected_]
+    assert selector.scores_.shape == (10,) and np.isfinite(selector.scores_).all() and (selector.scores_ >= 0).all()
+    assert selector.selection_scores_.shape == (3,)
+    assert selector.selection_scores_[0] == selector.scores_[selector.selected_[0]]  # the first step is MIM
+    support = np.zeros(10, dtype=bool)
+    support[selector.selected_] = True
+    np.testing.assert_array_equal(selector.support_, support)
+    np.testing.assert_array_equal(selector.get_support(), support)
+    assert selector.get_support(indices=True).tolist() == sorted(selector.selected_.tolist())
+    # sorting by scores_ gives MIM's choice
+    mim = InfoSelector(method="mim", n_features=4).fit(X, y)
+    assert np.argsort(-selector.scores_, kind="stable")[:4].tolist() == mim.selected_.tolist()
+    frame = pd.DataFrame(X.toarray(), columns=[f"g{j}" for j in range(10)])
+    named = InfoSelector(method="cife", n_features=3).fit(frame, y)
+    assert named.selected_names_.tolist() == [f"g{j}" for j in selector.selected_]
+
+
+def test_scores_are_the_multiclass_relevance_in_binary_mode_too():
+    X, y = random_problem(m=12, n_classes=3, seed=12)
+    binary = InfoSelector(method="jmi", n_features=4, mode="binary").fit(X, y)
+    multiclass = InfoSelector(method="jmi", n_features=4).fit(X, y)
+    np.testing.assert_array_equal(binary.scores_, multiclass.scores_)
+    Xd = discretize(X, 5).toarray()
+    np.testing.assert_allclose(binary.scores_, [reference.interaction(Xd[:, j], y) for j in range(12)], atol=1e-7)
+
+
+def test_unfitted_selector_raises_not_fitted_error():
+    from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+
+    from paucity._errors import NotFittedError
+
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        InfoSelector().get_support()
+    with pytest.raises(SklearnNotFittedError):
+        InfoSelector().transform(np.ones((2, 2)))
+
+
+def test_more_features_than_x_has_warns_and_keeps_all():
+    X, y = random_problem(m=10, seed=13)
+    with pytest.warns(PaucityWarning, match=r"n_features=50 is larger than the number of features in X \(10\); all 10"):
+        selector = InfoSelector(n_features=50).fit(X, y)
+    assert sorted(selector.selected_.tolist()) == list(range(10))
+    assert selector.transform(X).shape == (300, 10)
+    # the first ten steps are those of a run that asks for ten
+    np.testing.assert_array_equal(selector.selected_, InfoSelector(n_features=10).fit(X, y).selected_)
+    for n_features in (11, 50):  # 3 or 13 per class of four: every class then ranks all ten
+        with pytest.warns(PaucityWarning, match="all 10 are selected"):
+            binary = InfoSelector(n_features=n_features, mode="binary").fit(X, y)
+        assert sorted(binary.selected_.tolist()) == list(range(10))
+        assert all(len(v) == 10 for v in binary.selected_per_class_.values())
+
+
+def test_constant_features_are_named_in_a_warning():
+    X, y = random_problem(m=10, seed=14)
+    X = X.toarray()
+    X[:, 3] = 0.0
+    X[:, 7] = 2.5
+    with pytest.warns(PaucityWarning, match=r"2 of 10 features are constant after binning \(x3, x7\)"):
+        selector = InfoSelector(n_features=3).fit(X, y)
+    assert selector.scores_[3] == 0.0 and selector.scores_[7] == 0.0
+    frame = pd.DataFrame(X, columns=[f"gene{j}" for j in range(10)])
+    with pytest.warns(PaucityWarning, match=r"\(gene3, gene7\)"):
+        InfoSelector(n_features=3).fit(frame, y)
+    many = np.zeros((300, 12))
+    many[:, 0] = X[:, 0]
+    with pytest.warns(PaucityWarning, match=r"11 of 12 features are constant after binning \(x1, x2, x3, x4, x5, \.\.\.\)"):
+        InfoSelector(n_features=1).fit(many, y)
+    # pre-binned: a column of one bin everywhere, stored or not
+    binned = np.column_stack([discretize(X[:, :2], 5), np.full(300, 2, dtype=np.uint8)])
+    with pytest.warns(PaucityWarning, match=r"1 of 3 features are constant in X \(x2\)"):
+        InfoSelector(n_features=1, n_bins=None).fit(binned, y)
+
+
+def test_no_warning_without_constant_features(recwarn):
+    X, y = random_problem(m=10, seed=15)
+    InfoSelector(n_features=3).fit(X, y)
+    assert not [w for w in recwarn if issubclass(w.category, PaucityWarning)]
+
+
+def test_every_feature_constant_is_an_error():
+    y = np.arange(40) % 2
+    with pytest.raises(InputError, match="every feature of X is constant after binning"):
+        InfoSelector(n_features=1).fit(np.ones((40, 4)), y)
+    with pytest.raises(InputError, match="every feature of X is constant"):
+        InfoSelector(method="entropy", n_features=1).fit(sp.csr_matrix((40, 4)))

@@ -12,7 +12,7 @@ from ..info.counts import BinnedMatrix, PairCounter, candidate_interactions
 from .objectives import Objective
 from .stepwise import Stepwise
 
-__all__ = ["Selection", "select_features", "univariate_scores", "prefilter_candidates"]
+__all__ = ["Selection", "select_features", "merge_per_class", "univariate_scores", "prefilter_candidates"]
 
 
 @dataclass(frozen=True)
@@ -31,12 +31,16 @@ class Selection:
         class's own one-vs-rest run. Empty in multiclass mode.
     n_candidates : int
         Number of features the search chose among (after the prefilter).
+    relevance : numpy.ndarray of float64
+        I(x_j; y) of every feature over all classes (H(x_j) when
+        unsupervised), in both modes.
     """
 
     selected: np.ndarray
     scores: np.ndarray
     per_class: dict = field(default_factory=dict)
     n_candidates: int = 0
+    relevance: np.ndarray | None = None
 
 
 def univariate_scores(
@@ -97,7 +101,59 @@ def _greedy(binned, objective, labels, n_classes, n_features, prefilter, bar, ro
         search.step()
         bar.advance()
     row_major = getattr(pairs, "row_major", row_major)
-    return np.array(search.selected, dtype=np.int64), np.array(search.selected_scores), len(candidates), row_major
+    selected, scores = np.array(search.selected, dtype=np.int64), np.array(search.selected_scores)
+    return selected, scores, len(candidates), row_major, univariate
+
+
+def merge_per_class(rankings, n_per_class: int, *, return_origin: bool = False):
+    """The top ``n_per_class`` of every class's ranking, merged round robin without duplicates.
+
+    Parameters
+    ----------
+    rankings : sequence of array-like of int
+        One ranking of feature indices (best first) per class; a ranking
+        shorter than ``n_per_class`` contributes what it has.
+    n_per_class : int
+    return_origin : bool, default=False
+        Also return where each merged feature was taken from.
+
+    Returns
+    -------
+    merged : numpy.ndarray of int64
+        First the best of every class, then the second, ...; a feature
+        already taken is skipped, so there may be fewer than
+        ``len(rankings) * n_per_class``.
+    origin : numpy.ndarray of int64, shape (len(merged), 2)
+        Only with ``return_origin=True``: the (position in ``rankings``,
+        rank) each merged feature was first taken from.
+
+    Notes
+    -----
+    Seed 000, §2.7.2 and §2.6.2, Remark 1: the binary (one-vs-rest) mode's
+    merge of the per-class lists, used for paucity's objectives and for the
+    benchmark's one-vs-rest baselines alike.
+
+    Examples
+    --------
+    >>> from paucity.markers.greedy import merge_per_class
+    >>> merge_per_class([[4, 1, 0], [4, 2, 1]], 2).tolist()
+    [4, 1, 2]
+    >>> merge_per_class([[4, 1, 0], [4, 2, 1]], 2, return_origin=True)[1].tolist()
+    [[0, 0], [0, 1], [1, 1]]
+    """
+    merged, origin, seen = [], [], set()
+    for rank in range(n_per_class):
+        for position, ranking in enumerate(rankings):
+            if rank < len(ranking):
+                feature = int(ranking[rank])
+                if feature not in seen:
+                    seen.add(feature)
+                    merged.append(feature)
+                    origin.append((position, rank))
+    merged = np.array(merged, dtype=np.int64)
+    if return_origin:
+        return merged, np.array(origin, dtype=np.int64).reshape(-1, 2)
+    return merged
 
 
 def select_features(
@@ -145,10 +201,10 @@ def select_features(
     if mode == "multiclass":
         n_classes = int(labels.max()) + 1 if labels is not None else 0
         with progress_bar(n_features, f"{objective.name}", progress) as bar:
-            selected, scores, n_candidates, _ = _greedy(
+            selected, scores, n_candidates, _, relevance = _greedy(
                 binned, objective, labels, n_classes, n_features, prefilter, bar
             )
-        return Selection(selected=selected, scores=scores, n_candidates=n_candidates)
+        return Selection(selected=selected, scores=scores, n_candidates=n_candidates, relevance=relevance)
 
     n_classes = int(labels.max()) + 1
     per_class_n = math.ceil(n_features / n_classes)
@@ -157,21 +213,24 @@ def select_features(
     with progress_bar(per_class_n * n_classes, f"{objective.name} (binary)", progress) as bar:
         for t in range(n_classes):
             one_vs_rest = (labels == t).astype(np.int64)
-            selected, scores, n_candidates, row_major = _greedy(
+            selected, scores, n_candidates, row_major, _ = _greedy(
                 binned, objective, one_vs_rest, 2, per_class_n, prefilter, bar, row_major
             )
             per_class[t] = (selected, scores)
-    merged, merged_scores, seen = [], [], set()
-    for rank in range(per_class_n):
-        for t in range(n_classes):
-            feature = int(per_class[t][0][rank])
-            if feature not in seen:
-                seen.add(feature)
-                merged.append(feature)
-                merged_scores.append(float(per_class[t][1][rank]))
+    merged, taken_from = merge_per_class([per_class[t][0] for t in range(n_classes)], per_class_n, return_origin=True)
+    merged_scores = [float(per_class[t][1][rank]) for t, rank in taken_from]
     return Selection(
-        selected=np.array(merged, dtype=np.int64),
+        selected=merged,
         scores=np.array(merged_scores),
         per_class=per_class,
         n_candidates=n_candidates,
+        relevance=_relevance(binned, labels, n_classes),
     )
+
+
+def _relevance(binned, labels, n_classes: int) -> np.ndarray:
+    """I(x_j; y) of every feature for the multiclass labels (one more pass; binary mode counts one-vs-rest)."""
+    if isinstance(binned, BinnedMatrix):
+        return univariate_scores(binned, labels, n_classes, labelled_values=binned.with_labels(labels, n_classes))
+    labelling = binned.labelling(labels, n_classes)
+    return labelling.univariate_scores(labelling.univariate_entropies())

@@ -13,10 +13,12 @@ involve a newly added feature are ever computed (Algorithm 5).
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from .._errors import ParameterError
+from .._validation import Interval, Options, check_parameter
 
 __all__ = ["Objective", "make_objective", "METHODS", "SUPERVISED", "UNSUPERVISED"]
 
@@ -61,16 +63,24 @@ def _alternating(d, total, k):
     return total if d % 2 == 0 else -total
 
 
-def make_objective(method: str, *, beta: float = 1.0, degree: int = 2) -> Objective:
+def make_objective(method: str, *, beta: float | None = None, degree: int | None = None) -> Objective:
     """The objective named ``method``.
 
     Parameters
     ----------
     method : {"mim", "mifs", "mrmr", "jmi", "cife", "degree", "entropy", "entropy2"}
-    beta : float
-        MIFS redundancy weight (seed 000, Table 2.1).
-    degree : int
-        K of J_degK (seed 000, §2.4.1): 1 is MIM, 2 is CIFE.
+    beta : float, optional
+        MIFS redundancy weight (seed 000, Table 2.1); 1.0 when not given.
+        Only for ``method="mifs"``.
+    degree : int, optional
+        K of J_degK (seed 000, §2.4.1): 1 is MIM, 2 is CIFE; 2 when not
+        given. Only for ``method="degree"``.
+
+    Raises
+    ------
+    paucity._errors.ParameterError
+        For an unknown method, a value out of range, or ``beta``/``degree``
+        given to a method that does not use it (it would be ignored).
 
     Notes
     -----
@@ -82,14 +92,33 @@ def make_objective(method: str, *, beta: float = 1.0, degree: int = 2) -> Object
     - degree K: sum_{k=0}^{K-1} sum_{X in S, |X|=k} (-1)^k I_{k+2}(X; x; y).
     - entropy: H(x) (unsupervised, degree 1).
     - entropy2: H(x) - sum_{s in S} I(x; s) (Corollary 2.4's H~2 increment).
+
+    Examples
+    --------
+    >>> from paucity.markers import make_objective
+    >>> make_objective("degree", degree=3).name
+    'degree3'
+    >>> make_objective("cife", degree=3)
+    Traceback (most recent call last):
+    ...
+    paucity._errors.ParameterError: degree=3 applies only to method='degree' (the K of J_degK), but method is 'cife'; drop degree or use method='degree'.
     """
-    method = method.lower() if isinstance(method, str) else method
+    method = check_parameter(method, "method", [Options(*METHODS)])
+    beta = check_parameter(beta, "beta", [Interval(numbers.Real, 0, None), None])
+    degree = check_parameter(degree, "degree", [Interval(numbers.Integral, 1, None), None])
+    for name, value, owner, meaning in (
+        ("beta", beta, "mifs", "the MIFS redundancy weight"),
+        ("degree", degree, "degree", "the K of J_degK"),
+    ):
+        if value is not None and method != owner:
+            raise ParameterError(
+                f"{name}={value!r} applies only to method={owner!r} ({meaning}), but method is {method!r}; "
+                f"drop {name} or use method={owner!r}."
+            )
     if method == "mim":
         return Objective("mim", True, 0, True, _subtract)
     if method == "mifs":
-        beta = float(beta)
-        if not beta >= 0.0:
-            raise ParameterError(f"beta must be a non-negative number, got {beta!r}.")
+        beta = 1.0 if beta is None else float(beta)
         return Objective("mifs", True, 1, False, lambda d, total, k: -(beta * total))
     if method == "mrmr":
         return Objective("mrmr", True, 1, False, _subtract_mean)
@@ -98,12 +127,8 @@ def make_objective(method: str, *, beta: float = 1.0, degree: int = 2) -> Object
     if method == "cife":
         return Objective("cife", True, 1, True, _subtract)
     if method == "degree":
-        if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:
-            raise ParameterError(f"degree must be an integer >= 1, got {degree!r}.")
+        degree = 2 if degree is None else int(degree)
         return Objective(f"degree{degree}", True, degree - 1, True, _alternating)
     if method == "entropy":
         return Objective("entropy", False, 0, False, _subtract)
-    if method == "entropy2":
-        return Objective("entropy2", False, 1, False, _subtract)
-    listed = ", ".join(repr(m) for m in METHODS)
-    raise ParameterError(f"unknown method {method!r}; expected one of {listed}.")
+    return Objective("entropy2", False, 1, False, _subtract)

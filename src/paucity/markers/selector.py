@@ -3,28 +3,36 @@
 from __future__ import annotations
 
 import math
+import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import check_is_fitted
 
-from .._errors import InputError, ParameterError
+from .._errors import InputError, ParameterError, PaucityWarning
 from .._parallel import kernel_threads
 from .._validation import (
-    check_choice,
+    BOOLEAN,
+    N_JOBS,
+    Interval,
+    Options,
     check_discrete_matrix,
+    check_is_fitted,
     check_labels,
     check_matrix,
-    check_positive_int,
     is_dask_array,
+    validate_params,
 )
 from ..info.counts import BinnedMatrix
-from ..info.discretize import discretize_validated
+from ..info.discretize import N_BINS, discretize_validated
 from .greedy import select_features
 from .objectives import METHODS, SUPERVISED, make_objective
 
 __all__ = ["InfoSelector"]
+
+#: How many names of constant features a warning shows.
+SHOWN_NAMES = 5
 
 
 class InfoSelector(SelectorMixin, BaseEstimator):
@@ -37,18 +45,26 @@ class InfoSelector(SelectorMixin, BaseEstimator):
         "entropy2" are unsupervised: call ``fit(X)`` without y.
     n_features : int, default=50
         Number of features to select. In binary mode, ceil(n_features / c)
-        per class are taken and merged without duplicates.
+        per class are taken and merged without duplicates (so there may be
+        fewer). More than X has warns and selects every feature, as
+        ``SelectKBest`` does (in binary mode too).
     mode : {"multiclass", "binary"}, default="multiclass"
+        "binary" runs the objective once per class against the rest
+        (supervised methods only).
     n_bins : int or None, default=5
-        Bins of the recursive-quantile discretization; None when X is already
-        discretized (small non-negative integers < 256).
+        Bins of the recursive-quantile discretization, 2 to 255; None when X
+        is already discretized (small non-negative integers < 256).
     prefilter : int or None, default=5000
         Bivariate and higher objectives choose among this many features of
         highest MIM score (per class in binary mode); None keeps all.
-    beta : float, default=1.0
-        Redundancy weight of "mifs".
-    degree : int, default=2
-        K of the "degree" objective (1 is MIM, 2 is CIFE).
+        Univariate objectives ("mim", "entropy") rank every feature by that
+        score already, so the prefilter does not change their choice.
+    beta : float, optional
+        Redundancy weight of "mifs" (1.0 when not given); an error with any
+        other method.
+    degree : int, optional
+        K of the "degree" objective, 1 is MIM and 2 is CIFE (2 when not
+        given); an error with any other method.
     n_jobs : int or None, default=None
         Threads for the counting kernels (None or -1: all cores). The
         selection does not depend on it.
@@ -57,10 +73,26 @@ class InfoSelector(SelectorMixin, BaseEstimator):
 
     Attributes
     ----------
-    selected_ : numpy.ndarray of int
-        Selected feature indices, in selection order.
-    scores_ : numpy.ndarray of float
-        Objective value (bits) of each selected feature when it was selected.
+    selected_ : numpy.ndarray of int64
+        Indices of the selected features (columns of X), in selection order
+        (binary mode: the round-robin merge of the class lists).
+    selected_names_ : numpy.ndarray of str
+        Their names: ``feature_names_in_[selected_]`` when X had string
+        column names, otherwise ``"x0"``, ``"x1"``, ... as
+        ``get_feature_names_out`` names them.
+    scores_ : numpy.ndarray of float64, shape (n_features_in_,)
+        One score per input feature: its relevance I(x_j; y) in bits (the
+        mutual information with the labels, over all classes, in both
+        modes), or its entropy H(x_j) for the unsupervised methods. It is
+        the MIM score that the prefilter ranks by, defined for every feature
+        whether selected or not; ``np.argsort(-scores_)`` orders the features
+        as ``method="mim"`` would.
+    selection_scores_ : numpy.ndarray of float64, shape (len(selected_),)
+        The objective's value (bits) of each selected feature at the step it
+        was chosen, in the order of ``selected_`` (binary mode: in the class
+        list it was taken from). paucity 0.1.0 called these ``scores_``.
+    support_ : numpy.ndarray of bool, shape (n_features_in_,)
+        True for the selected features (``get_support()`` returns it).
     selected_per_class_ : dict
         Binary mode only: class label -> that class's own selection.
     classes_ : numpy.ndarray
@@ -77,7 +109,10 @@ class InfoSelector(SelectorMixin, BaseEstimator):
     scores of Algorithm 5, the objectives of Table 2.1 and J_degK of §2.4.1,
     the recursive-quantile binning of Algorithm 2, binary mode of §2.7.2, and
     the MIM prefilter of §2.6 (Remark 2). Entropies are empirical, in bits.
-    Samples whose label is missing are left out with a warning.
+    Samples whose label is missing are left out with a warning. Features
+    that fall into a single bin in every sample (constant ones) carry no
+    information: they are reported with a warning, and if every feature is
+    constant the fit fails.
 
     Examples
     --------
@@ -89,11 +124,27 @@ class InfoSelector(SelectorMixin, BaseEstimator):
     >>> X[:, 4] += 5 * (y == 1)                       # a marker of class 1
     >>> X[:, 2] += 5 * (y == 2)                       # a marker of class 2
     >>> selector = InfoSelector(method="cife", n_features=2).fit(X, y)
-    >>> sorted(selector.selected_.tolist())
-    [2, 4]
+    >>> selector.selected_.tolist(), selector.selected_names_.tolist()
+    ([4, 2], ['x4', 'x2'])
+    >>> selector.scores_.round(2).tolist()              # I(x_j; y) of every feature, in bits
+    [0.03, 0.02, 0.69, 0.02, 0.88, 0.03]
+    >>> selector.get_support().tolist()
+    [False, False, True, False, True, False]
     >>> selector.transform(X).shape
     (300, 2)
     """
+
+    _parameter_constraints = {
+        "method": [Options(*METHODS)],
+        "n_features": [Interval(numbers.Integral, 1, None)],
+        "mode": [Options("multiclass", "binary")],
+        "n_bins": [N_BINS, None],
+        "prefilter": [Interval(numbers.Integral, 1, None), None],
+        "beta": [Interval(numbers.Real, 0, None), None],
+        "degree": [Interval(numbers.Integral, 1, None), None],
+        "n_jobs": [N_JOBS],
+        "progress": [BOOLEAN],
+    }
 
     def __init__(
         self,
@@ -102,8 +153,8 @@ class InfoSelector(SelectorMixin, BaseEstimator):
         mode: str = "multiclass",
         n_bins: int | None = 5,
         prefilter: int | None = 5000,
-        beta: float = 1.0,
-        degree: int = 2,
+        beta: float | None = None,
+        degree: int | None = None,
         n_jobs: int | None = None,
         progress: bool = False,
     ):
@@ -138,19 +189,17 @@ class InfoSelector(SelectorMixin, BaseEstimator):
             result as in memory; degree-K objectives with K >= 3 are refused
             there.
         y : array-like of shape (n_samples,), optional
-            Class labels; required by supervised methods.
+            Class labels; required by supervised methods, ignored by the
+            unsupervised ones.
 
         Returns
         -------
         self
         """
-        method = check_choice(self.method, METHODS, "method")
-        mode = check_choice(self.mode, ("multiclass", "binary"), "mode")
-        objective = make_objective(method, beta=self.beta, degree=self.degree)
-        if self.n_bins is not None:
-            n_bins = check_positive_int(self.n_bins, "n_bins", maximum=255, maximum_name="the largest bin count")
-        prefilter = None if self.prefilter is None else check_positive_int(self.prefilter, "prefilter")
-        n_features = check_positive_int(self.n_features, "n_features")
+        params = validate_params(self)
+        method, mode = params["method"], params["mode"]
+        n_bins, prefilter, n_features = params["n_bins"], params["prefilter"], params["n_features"]
+        objective = make_objective(method, beta=params["beta"], degree=params["degree"])
         if objective.supervised and y is None:
             raise ParameterError(
                 f"method {method!r} is supervised and requires y to be passed, but the target y is None: "
@@ -165,7 +214,7 @@ class InfoSelector(SelectorMixin, BaseEstimator):
             from ..info.distributed import DistributedBins, check_degree
 
             check_degree(objective)  # values are checked block by block as they are counted
-        elif self.n_bins is None:
+        elif n_bins is None:
             X = check_discrete_matrix(X, name="X")
         else:
             X = check_matrix(X, name="X", nonnegative=True, sparse_format="csc")
@@ -180,22 +229,24 @@ class InfoSelector(SelectorMixin, BaseEstimator):
         if objective.supervised:
             labels, classes, keep = check_labels(y, n_samples, name="y")
             self.classes_ = classes
-        self._check_counts(n_features, n_columns, objective, mode, prefilter, labels)
+        n_classes = int(labels.max()) + 1 if labels is not None else 1
+        n_features = self._check_counts(n_features, n_columns, objective, mode, prefilter, n_classes)
 
-        with kernel_threads(self.n_jobs):
+        with kernel_threads(params["n_jobs"]):
             if distributed:
                 if keep is not None:
                     raise InputError(
                         "y has missing labels; on a Dask array, drop those cells before selection "
                         "(e.g. X[mask] with a mask of labelled cells)."
                     )
-                binned = DistributedBins(X, self.n_bins)
+                binned = DistributedBins(X, n_bins)
             else:
-                if self.n_bins is not None:
+                if n_bins is not None:
                     X = discretize_validated(X, n_bins)
                 binned = BinnedMatrix.from_binned(X)
                 if labels is not None and keep is not None:
                     binned = binned.restrict_rows(keep)
+            self._check_constant(binned.constant_features(), n_bins)
             selection = select_features(
                 binned,
                 objective,
@@ -203,33 +254,66 @@ class InfoSelector(SelectorMixin, BaseEstimator):
                 n_features=n_features,
                 mode=mode,
                 prefilter=prefilter,
-                progress=self.progress,
+                progress=params["progress"],
             )
         self.selected_ = selection.selected
-        self.scores_ = selection.scores
+        self.selection_scores_ = selection.scores
+        self.scores_ = selection.relevance
+        self.support_ = np.zeros(n_columns, dtype=bool)
+        self.support_[self.selected_] = True
+        self.selected_names_ = self._names()[self.selected_]
         self.n_candidates_ = selection.n_candidates
         if mode == "binary":
             self.selected_per_class_ = {self.classes_[t]: sel for t, (sel, _) in selection.per_class.items()}
+        elif hasattr(self, "selected_per_class_"):
+            del self.selected_per_class_
         return self
 
-    @staticmethod
-    def _check_counts(n_features, n_columns, objective, mode, prefilter, labels):
-        per_run = n_features
-        if mode == "binary":
-            per_run = math.ceil(n_features / (int(labels.max()) + 1))
-        if per_run > n_columns:
-            raise ParameterError(
-                f"n_features={n_features} is larger than the number of features in X ({n_columns}); "
-                "ask for fewer features."
+    def _names(self) -> np.ndarray:
+        """Feature names as ``get_feature_names_out`` gives them: the columns of X, or x0, x1, ..."""
+        if hasattr(self, "feature_names_in_"):
+            return np.asarray(self.feature_names_in_, dtype=object)
+        return np.asarray([f"x{j}" for j in range(self.n_features_in_)], dtype=object)
+
+    def _check_constant(self, constant: np.ndarray, n_bins) -> None:
+        """Refuse a matrix of constant features; name the constant ones of any other."""
+        binning = "after binning" if n_bins is not None else "in X"
+        if constant.all():
+            raise InputError(
+                f"every feature of X is constant {binning} (one bin in every sample), so none carries "
+                "information. Check that X holds the expression (not an empty layer) and has more than one sample."
             )
+        if constant.any():
+            count = int(constant.sum())
+            shown = ", ".join(map(str, self._names()[np.flatnonzero(constant)[:SHOWN_NAMES]]))
+            more = ", ..." if count > SHOWN_NAMES else ""
+            warnings.warn(
+                f"{count} of {constant.shape[0]} features are constant {binning} ({shown}{more}): they carry no "
+                "information and score 0. Filter them out first (e.g. genes expressed in no cell).",
+                PaucityWarning,
+                stacklevel=3,
+            )
+
+    @staticmethod
+    def _check_counts(n_features, n_columns, objective, mode, prefilter, n_classes) -> int:
+        """The number of features to ask the search for, after the checks against X and the prefilter."""
+        if n_features > n_columns:
+            warnings.warn(
+                f"n_features={n_features} is larger than the number of features in X ({n_columns}); "
+                f"all {n_columns} are selected.",
+                PaucityWarning,
+                stacklevel=3,
+            )
+            # binary mode: every class ranks every feature, so that the merge holds them all
+            n_features = n_columns if mode == "multiclass" else n_columns * n_classes
+        per_run = n_features if mode == "multiclass" else math.ceil(n_features / n_classes)
         if objective.max_degree >= 1 and prefilter is not None and per_run > prefilter:
             raise ParameterError(
                 f"n_features={n_features} is larger than prefilter={prefilter}, the number of features "
                 "the search may choose among; raise prefilter or ask for fewer features."
             )
+        return n_features
 
     def _get_support_mask(self):
-        check_is_fitted(self, "selected_")
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.selected_] = True
-        return mask
+        check_is_fitted(self, "support_")
+        return self.support_
