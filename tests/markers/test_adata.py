@@ -21,49 +21,90 @@ def make_adata(n=240, m=12, seed=0):
     return adata
 
 
+def table_of(adata, key="paucity_markers"):
+    return pd.DataFrame({k: v for k, v in adata.uns[key].items() if k != "params"})
+
+
 def test_results_stored_like_scanpy():
     adata = make_adata()
-    table = select(adata, "cell_type", method="cife", n_features=3)
+    assert select(adata, "cell_type", method="cife", n_features=3) is None
     expected = InfoSelector(method="cife", n_features=3).fit(adata.X, adata.obs["cell_type"].to_numpy())
     genes = [f"gene{j}" for j in expected.selected_]
-    assert table["gene"].tolist() == genes
-    assert table["rank"].tolist() == [1, 2, 3]
-    np.testing.assert_array_equal(table["score"], expected.scores_)
     result = adata.uns["paucity_markers"]
-    assert result["genes"] == genes
-    assert result["params"]["method"] == "cife"
+    assert list(result) == ["params", "names", "step", "selection_scores", "scores", "feature_index"]
+    assert result["params"] == {
+        "method": "cife", "n_features": 3, "mode": "multiclass", "n_bins": 5, "prefilter": 5000,
+        "groupby": "cell_type", "use_raw": False,
+    }
+    assert all(isinstance(v, np.ndarray) and v.shape == (3,) for k, v in result.items() if k != "params")
+    table = table_of(adata)
+    assert table["names"].tolist() == genes
+    assert table["step"].tolist() == [1, 2, 3]
+    assert table["feature_index"].tolist() == expected.selected_.tolist()
+    np.testing.assert_array_equal(table["selection_scores"], expected.selection_scores_)
+    np.testing.assert_array_equal(table["scores"], expected.scores_[expected.selected_])
+    assert adata.var["paucity_markers"].dtype == bool
     assert adata.var["paucity_markers"].sum() == 3
     assert adata.var.loc[genes, "paucity_markers"].all()
+    np.testing.assert_array_equal(adata.var["paucity_markers_score"], expected.scores_)
 
 
-def test_binary_mode_stores_per_group_lists_and_h5ad_roundtrip(tmp_path):
+def test_binary_mode_names_the_group_of_each_gene_and_h5ad_roundtrip(tmp_path):
     adata = make_adata()
-    table = select(adata, "cell_type", method="jmi", n_features=6, mode="binary", key_added="mk")
-    assert set(adata.uns["mk"]["per_group"]) == {"B", "NK", "T"}
-    assert "gene2" in adata.uns["mk"]["per_group"]["T"][:1]
-    assert set(table["group"]) <= {"B", "NK", "T"}
+    select(adata, "cell_type", method="jmi", n_features=6, mode="binary", key_added="mk")
+    expected = InfoSelector(method="jmi", n_features=6, mode="binary").fit(adata.X, adata.obs["cell_type"].to_numpy())
+    table = table_of(adata, "mk")
+    assert list(table.columns) == ["names", "group", "step", "selection_scores", "scores", "feature_index"]
+    assert table["names"].tolist() == [f"gene{j}" for j in expected.selected_]
+    # the round-robin merge: each gene comes from the group (and step) that gave it first
+    lists = {group: [f"gene{j}" for j in chosen] for group, chosen in expected.selected_per_class_.items()}
+    for gene, group, step in zip(table["names"], table["group"], table["step"]):
+        assert lists[group][step - 1] == gene
+        assert all(gene not in lists[other][: step - 1] for other in lists)
+    assert set(table["names"][:2]) == {"gene2", "gene7"}  # the two planted markers lead
     adata.write_h5ad(tmp_path / "a.h5ad")
     back = anndata.read_h5ad(tmp_path / "a.h5ad")
-    assert list(back.uns["mk"]["genes"]) == adata.uns["mk"]["genes"]
+    pd.testing.assert_frame_equal(table_of(back, "mk")[table.columns], table, check_dtype=False)
+    assert back.uns["mk"]["params"]["mode"] == "binary"
+    assert back.var["mk"].tolist() == adata.var["mk"].tolist()
 
 
 def test_layer_raw_and_copy():
     adata = make_adata()
     adata.raw = adata.copy()
     adata.X = sp.csr_matrix(np.zeros(adata.shape, dtype=np.float32))  # raw is used by default
-    table = select(adata, "cell_type", n_features=2)
-    assert set(table["gene"]) == {"gene2", "gene7"}
-    from_layer = select(adata, "cell_type", n_features=2, layer="counts", key_added="from_layer")
-    assert set(from_layer["gene"]) == {"gene2", "gene7"}
-    copy, copied_table = select(adata, "cell_type", n_features=2, copy=True, key_added="only_copy")
-    assert "only_copy" in copy.uns and "only_copy" not in adata.uns
-    assert copied_table["gene"].tolist() == table["gene"].tolist()
+    select(adata, "cell_type", n_features=2)
+    assert set(adata.uns["paucity_markers"]["names"]) == {"gene2", "gene7"}
+    assert adata.uns["paucity_markers"]["params"]["use_raw"] is True
+    select(adata, "cell_type", n_features=2, layer="counts", key_added="from_layer")
+    assert set(adata.uns["from_layer"]["names"]) == {"gene2", "gene7"}
+    assert adata.uns["from_layer"]["params"]["layer"] == "counts"
+    before = adata.copy()
+    copy = select(adata, "cell_type", n_features=2, copy=True, key_added="only_copy")
+    assert "only_copy" in copy.uns and "only_copy" in copy.var
+    assert "only_copy" not in adata.uns and "only_copy" not in adata.var
+    assert list(adata.var.columns) == list(before.var.columns)
+    assert copy.uns["only_copy"]["names"].tolist() == adata.uns["paucity_markers"]["names"].tolist()
+
+
+def test_raw_with_more_genes_than_var():
+    adata = make_adata()
+    adata.raw = adata.copy()
+    small = adata[:, [1, 2, 3, 7]].copy()  # var keeps four genes, raw all twelve
+    select(small, "cell_type", n_features=2)
+    assert set(small.uns["paucity_markers"]["names"]) == {"gene2", "gene7"}
+    assert small.var["paucity_markers"].tolist() == [False, True, False, True]
+    full = InfoSelector(n_features=2).fit(adata.X, adata.obs["cell_type"].to_numpy())
+    np.testing.assert_array_equal(small.var["paucity_markers_score"], full.scores_[[1, 2, 3, 7]])
 
 
 def test_unsupervised_without_groupby():
     adata = make_adata()
-    table = select(adata, None, method="entropy", n_features=2)
+    select(adata, None, method="entropy", n_features=2)
+    table = table_of(adata)
     assert len(table) == 2
+    np.testing.assert_array_equal(table["scores"], table["selection_scores"])  # H(x): the entropy is the score
+    assert "groupby" not in adata.uns["paucity_markers"]["params"]
 
 
 def test_errors():
@@ -74,4 +115,17 @@ def test_errors():
         select(adata, "cell_type", layer="spliced")
     with pytest.raises(ParameterError, match="adata.raw is empty"):
         select(adata, "cell_type", use_raw=True)
+    with pytest.raises(ParameterError, match="method 'cife' is supervised: pass groupby"):
+        select(adata, None)
+    with pytest.raises(ParameterError, match="method 'entropy' is unsupervised and uses no labels, so groupby='cell_type'"):
+        select(adata, "cell_type", method="entropy")
+    with pytest.raises(ParameterError, match="degree=3 applies only to method='degree'"):
+        select(adata, "cell_type", method="cife", degree=3)
+    with pytest.raises(ParameterError, match="n_bins must be an integer in"):
+        select(adata, "cell_type", n_bins=1)
+    with pytest.raises(ParameterError, match="select: key_added must be a string"):
+        select(adata, "cell_type", key_added=3)
+    with pytest.raises(ParameterError, match="select: copy must be True or False"):
+        select(adata, "cell_type", copy="yes")
     assert "paucity_markers" not in adata.uns  # nothing half-written
+    assert "paucity_markers" not in adata.var

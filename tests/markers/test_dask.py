@@ -26,6 +26,7 @@ def test_local_scheduler_equals_in_memory(counts, method, mode, chunks):
     expected = InfoSelector(method=method, n_features=8, mode=mode).fit(X, y)
     got = InfoSelector(method=method, n_features=8, mode=mode).fit(da.from_array(X, chunks=(chunks, 100), asarray=False), y)
     np.testing.assert_array_equal(got.selected_, expected.selected_)
+    np.testing.assert_array_equal(got.selection_scores_, expected.selection_scores_)
     np.testing.assert_array_equal(got.scores_, expected.scores_)
 
 
@@ -35,6 +36,7 @@ def test_dense_chunks_log_normalized_values_and_unsupervised(counts):
     expected = InfoSelector(method="entropy2", n_features=6).fit(dense)
     got = InfoSelector(method="entropy2", n_features=6).fit(da.from_array(dense, chunks=(400, 200)))
     np.testing.assert_array_equal(got.selected_, expected.selected_)
+    np.testing.assert_array_equal(got.selection_scores_, expected.selection_scores_)
     np.testing.assert_array_equal(got.scores_, expected.scores_)
 
 
@@ -78,6 +80,7 @@ def test_two_worker_cluster_equals_in_memory_and_survives_a_lost_worker(counts):
     ) as cluster, distributed.Client(cluster) as client:
         got = InfoSelector(method="cife", n_features=8).fit(dX, y)
         np.testing.assert_array_equal(got.selected_, expected.selected_)
+        np.testing.assert_array_equal(got.selection_scores_, expected.selection_scores_)
         np.testing.assert_array_equal(got.scores_, expected.scores_)
         # lose a worker, and the blocks it held, in the middle of the greedy steps
         from paucity.info import distributed as distributed_path
@@ -99,7 +102,7 @@ def test_two_worker_cluster_equals_in_memory_and_survives_a_lost_worker(counts):
             distributed_path.DistributedLabelling.entropies = original
         assert len(calls) == 8 and len(client.scheduler_info()["workers"]) == 1
         np.testing.assert_array_equal(selection.selected, expected.selected_)
-        np.testing.assert_array_equal(selection.scores, expected.scores_)
+        np.testing.assert_array_equal(selection.scores, expected.selection_scores_)
 
 
 def test_select_on_anndata_backed_by_dask(counts):
@@ -112,7 +115,10 @@ def test_select_on_anndata_backed_by_dask(counts):
     obs = pd.DataFrame({"cell_type": pd.Categorical(y.astype(str))}, index=[f"c{i}" for i in range(X.shape[0])])
     lazy = anndata.AnnData(da.from_array(X, chunks=(800, 200), asarray=False), obs=obs)
     eager = anndata.AnnData(X, obs=obs.copy())
-    assert select(lazy, "cell_type", n_features=6)["gene"].tolist() == select(eager, "cell_type", n_features=6)["gene"].tolist()
+    select(lazy, "cell_type", n_features=6)
+    select(eager, "cell_type", n_features=6)
+    assert lazy.uns["paucity_markers"]["names"].tolist() == eager.uns["paucity_markers"]["names"].tolist()
+    np.testing.assert_array_equal(lazy.var["paucity_markers_score"], eager.var["paucity_markers_score"])
 
 
 def test_select_on_a_backed_h5ad_reads_blocks_with_the_in_memory_result(counts, tmp_path):
@@ -126,7 +132,25 @@ def test_select_on_a_backed_h5ad_reads_blocks_with_the_in_memory_result(counts, 
     anndata.AnnData(X, obs=obs).write_h5ad(tmp_path / "cells.h5ad")
     backed = anndata.read_h5ad(tmp_path / "cells.h5ad", backed="r")
     eager = anndata.read_h5ad(tmp_path / "cells.h5ad")
-    got = select(backed, "cell_type", method="jmi", n_features=6)
-    expected = select(eager, "cell_type", method="jmi", n_features=6)
-    assert got["gene"].tolist() == expected["gene"].tolist()
-    np.testing.assert_array_equal(got["score"], expected["score"])
+    select(backed, "cell_type", method="jmi", n_features=6)
+    select(eager, "cell_type", method="jmi", n_features=6)
+    got, expected = backed.uns["paucity_markers"], eager.uns["paucity_markers"]
+    assert got["names"].tolist() == expected["names"].tolist()
+    np.testing.assert_array_equal(got["selection_scores"], expected["selection_scores"])
+    np.testing.assert_array_equal(got["scores"], expected["scores"])
+
+
+def test_constant_features_are_named_on_dask_too(counts):
+    from paucity._errors import PaucityWarning
+
+    X, y = counts
+    X = X.tolil()
+    X[:, 4] = 0
+    X[:, 9] = 3.0
+    X = X.tocsr()
+    dX = da.from_array(X, chunks=(600, 200), asarray=False)
+    with pytest.warns(PaucityWarning, match=r"2 of 200 features are constant after binning \(x4, x9\)"):
+        got = InfoSelector(n_features=4).fit(dX, y)
+    with pytest.warns(PaucityWarning, match=r"\(x4, x9\)"):
+        expected = InfoSelector(n_features=4).fit(X, y)
+    np.testing.assert_array_equal(got.selected_, expected.selected_)
