@@ -9,48 +9,104 @@ import typer
 
 from .._errors import ParameterError
 from ._command import one_line_errors
+from ._options import quiet
+
+KEY = "paucity_markers"
 
 
 def markers(
-    input: Path = typer.Argument(..., help="An .h5ad file, or a matrix (.csv/.tsv/.mtx/.parquet/10x folder) with --labels."),
-    groupby: Optional[str] = typer.Option(None, "--groupby", help="Column of obs (or of the labels file) holding the cell labels."),
-    method: str = typer.Option("cife", "--method", help="cife, jmi, mim, mrmr, mifs, degree, entropy or entropy2."),
+    input: Path = typer.Argument(
+        ...,
+        help="An .h5ad file, or a matrix (.csv/.tsv/.txt/.mtx/.parquet/10x folder), cells in rows unless --transpose, "
+        "with --labels.",
+    ),
+    groupby: Optional[str] = typer.Option(
+        None, "--groupby", help="Column of obs (or of the --labels file) holding the cell labels."
+    ),
+    method: str = typer.Option(
+        "cife", "--method", help="cife, jmi, mim, mrmr, mifs, degree; or entropy, entropy2 (unsupervised: no labels)."
+    ),
     n_features: int = typer.Option(50, "-n", "--n-features", help="Number of markers to select."),
     mode: str = typer.Option("multiclass", "--mode", help="multiclass or binary (one-vs-rest per group)."),
     layer: Optional[str] = typer.Option(None, "--layer", help="Read expression from this layer of the .h5ad."),
-    use_raw: Optional[bool] = typer.Option(None, "--use-raw/--no-use-raw", help="Read adata.raw (default: when present)."),
-    labels: Optional[Path] = typer.Option(None, "--labels", help="A csv/tsv of cell labels, for matrix files."),
-    n_bins: int = typer.Option(5, "--n-bins", help="Bins of the recursive-quantile discretization."),
+    use_raw: Optional[bool] = typer.Option(
+        None, "--use-raw/--no-use-raw", help="Read adata.raw (default: when present and no --layer).", show_default=False
+    ),
+    labels: Optional[Path] = typer.Option(None, "--labels", help="A csv/tsv/txt of cell labels, for matrix files."),
+    labels_header: Optional[bool] = typer.Option(
+        None,
+        "--labels-header/--no-labels-header",
+        help="Whether the first row of --labels is a header (default: guessed from the file and the cell names).",
+        show_default=False,
+    ),
+    transpose: bool = typer.Option(
+        False, "--transpose", help="The matrix stores genes in rows (genes x cells): transpose it after reading."
+    ),
+    n_bins: int = typer.Option(5, "--n-bins", help="Bins of the recursive-quantile discretization (2 to 255)."),
     prefilter: int = typer.Option(5000, "--prefilter", help="Bivariate methods choose among this many top-MIM genes."),
-    degree: int = typer.Option(2, "--degree", help="K for --method degree."),
+    beta: Optional[float] = typer.Option(None, "--beta", help="Redundancy weight of --method mifs (default 1)."),
+    degree: Optional[int] = typer.Option(None, "--degree", help="K of --method degree (default 2)."),
     n_jobs: Optional[int] = typer.Option(None, "--n-jobs", help="Threads for the counting kernels (default: all cores)."),
     out: Path = typer.Option(Path("markers.csv"), "--out", "-o", help="Where to write the table of markers (CSV)."),
 ) -> None:
-    """Select marker genes that together explain the cell labels."""
+    """Select marker genes that together explain the cell labels.
+
+    The table written to --out has one row per marker, in selection order: names (the gene), group (binary
+    mode: the group whose list gave it), step (the greedy step it was chosen at), selection_scores (the
+    objective's bits at that step), scores (the gene's mutual information with the labels, in bits; its
+    entropy for the unsupervised methods) and feature_index (its column in the matrix). Nothing is written
+    when the command fails.
+
+    \b
+    Examples:
+      paucity markers cells.h5ad --groupby cell_type --method cife -n 50 --out markers.csv
+      paucity markers counts.mtx --transpose --labels labels.csv --mode binary -n 50 --out markers.csv
+    """
+    import pandas as pd
+
     from .. import io
     from ..markers import select
+    from ..markers.objectives import METHODS, SUPERVISED
 
     with one_line_errors():
-        if not out.parent.exists():
-            raise ParameterError(f"the folder of --out ({out.parent}) does not exist; create it first.")
-        adata = io.read(input, labels=labels, labels_column=groupby if labels is not None else None)
-        key = groupby or ("label" if labels is not None else None)
-        unsupervised = method.lower() in ("entropy", "entropy2")
-        if key is None and not unsupervised:
-            raise ParameterError("--groupby is required for supervised methods (or give --labels).")
-        table = select(
+        out = io.check_output_path(out, option="--out")
+        if labels_header is not None and labels is None:
+            flag = "--labels-header" if labels_header else "--no-labels-header"
+            raise ParameterError(f"{flag} describes the --labels file; give --labels or drop {flag}.")
+        known, supervised = method.lower() in METHODS, method.lower() in SUPERVISED  # an unknown one: the library says so
+        if supervised and groupby is None and labels is None:
+            raise ParameterError(
+                f"--method {method} needs cell labels: give --groupby (a column of obs) or --labels (a file)."
+            )
+        if known and not supervised and (groupby is not None or labels is not None):
+            given = "--groupby" if groupby is not None else "--labels"
+            raise ParameterError(
+                f"--method {method} is unsupervised and uses no labels, so {given} would be ignored; drop it."
+            )
+        adata = io.read(
+            input,
+            labels=labels,
+            labels_column=groupby if labels is not None else None,
+            labels_header=labels_header,
+            transpose=transpose,
+        )
+        select(
             adata,
-            None if unsupervised else key,
+            (groupby or "label") if supervised else None,
             method=method,
             n_features=n_features,
             mode=mode,
             n_bins=n_bins,
             prefilter=prefilter,
+            beta=beta,
             degree=degree,
             n_jobs=n_jobs,
             layer=layer,
             use_raw=use_raw,
-            progress=True,
+            key_added=KEY,
+            progress=not quiet(),
         )
+        table = pd.DataFrame({key: value for key, value in adata.uns[KEY].items() if key != "params"})
         io.write_csv(table, out, index=False)
-    typer.echo(f"{len(table)} markers written to {out}")
+    if not quiet():
+        typer.echo(f"{len(table)} markers written to {out}")
