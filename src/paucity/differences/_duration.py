@@ -70,7 +70,7 @@ def fit_seconds(n: int, m: int, d: int, *, max_iter: int, tighten_runs: int, tig
     Examples
     --------
     >>> round(fit_seconds(1000, 1000, 500, max_iter=300, tighten_runs=5, tighten_max_iter=500))
-    43
+    42
     """
     rows_x, rows_y = block_rows(n, m, batch_size)
     relax = _PER_PAIR * rows_x * rows_y + _PER_SCATTER * (rows_x + rows_y) * d * d + _PER_EIGEN * d**3
