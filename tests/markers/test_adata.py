@@ -129,3 +129,15 @@ def test_errors():
         select(adata, "cell_type", copy="yes")
     assert "paucity_markers" not in adata.uns  # nothing half-written
     assert "paucity_markers" not in adata.var
+
+
+def test_constant_genes_are_named_in_the_warning():
+    from paucity._errors import PaucityWarning
+
+    adata = make_adata()
+    X = adata.X.toarray()
+    X[:, 5] = 0.0
+    adata.X = sp.csr_matrix(X)
+    with pytest.warns(PaucityWarning, match=r"1 of 12 features are constant after binning \(gene5\)"):
+        select(adata, "cell_type", n_features=2)
+    assert adata.var.loc["gene5", "paucity_markers_score"] == 0.0

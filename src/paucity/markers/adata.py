@@ -155,9 +155,10 @@ def select(
         )
     labels = None if groupby is None else group_labels(adata, groupby).to_numpy()
     X, var_names = expression_matrix(adata, layer, use_raw)
+    var_names = pd.Index(var_names).astype(str)
+    selector._message_names = var_names  # warnings name genes, not columns x0, x1, ...
     selector.fit(_lazy_if_backed(X), labels)  # a file opened with backed="r" is read block by block, never whole
 
-    var_names = pd.Index(var_names).astype(str)
     selected = selector.selected_
     table = {"names": np.asarray(var_names[selected], dtype=object)}
     if params["mode"] == "binary":

@@ -285,7 +285,11 @@ class InfoSelector(SelectorMixin, BaseEstimator):
             )
         if constant.any():
             count = int(constant.sum())
-            shown = ", ".join(map(str, self._names()[np.flatnonzero(constant)[:SHOWN_NAMES]]))
+            # markers.select fits on the matrix of an AnnData and hands over its gene names for this message
+            names = getattr(self, "_message_names", None)
+            if names is None or len(names) != constant.shape[0]:
+                names = self._names()
+            shown = ", ".join(map(str, np.asarray(names)[np.flatnonzero(constant)[:SHOWN_NAMES]]))
             more = ", ..." if count > SHOWN_NAMES else ""
             warnings.warn(
                 f"{count} of {constant.shape[0]} features are constant {binning} ({shown}{more}): they carry no "
