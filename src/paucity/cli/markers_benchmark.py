@@ -62,7 +62,7 @@ def markers_benchmark(
 
     from .. import io
     from ..markers.benchmark import DEFAULT_METHODS, run_benchmark_adata
-    from ..markers.benchmark_plots import error_table, report_markdown, write_figures
+    from ..markers.benchmark.plots import error_table, report_markdown, write_figures
 
     console = Console(stderr=False)
     with one_line_errors():

@@ -1,0 +1,330 @@
+"""The marker selection methods the benchmark compares: the registry, the baselines and user methods (seed 000, §2.6)."""
+
+from __future__ import annotations
+
+import inspect
+import math
+import re
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..._errors import InputError, ParameterError
+from ..._validation import check_choice
+from ..greedy import merge_per_class
+from ..objectives import SUPERVISED, UNSUPERVISED
+from .classifiers import N_TREES, random_forest_input, sklearn_jobs
+
+__all__ = [
+    "AVAILABLE_METHODS",
+    "DEFAULT_METHODS",
+    "INFORMATION_METHODS",
+    "SCANPY_METHODS",
+    "BenchmarkMethod",
+    "call_method",
+    "method_label",
+    "resolve_methods",
+    "warm_up",
+]
+
+INFORMATION_METHODS = SUPERVISED + UNSUPERVISED
+"""The paucity objectives the benchmark can run: the supervised ones in multiclass and binary mode,
+``entropy`` and ``entropy2`` (which ignore the labels) in multiclass mode only."""
+SCANPY_METHODS = ("t-test", "t-test_overestim_var", "wilcoxon", "logreg")
+"""``scanpy.tl.rank_genes_groups`` methods (one-vs-rest, so binary)."""
+AVAILABLE_METHODS = (
+    *INFORMATION_METHODS,
+    *(f"{name}-binary" for name in SUPERVISED),
+    *SCANPY_METHODS,
+    "random_forest",
+    "random",
+)
+"""Every method name :func:`resolve_methods` knows; ``NAME-binary`` is NAME in binary mode."""
+DEFAULT_METHODS = (
+    "mim",
+    "jmi",
+    "cife",
+    "mim-binary",
+    "jmi-binary",
+    "cife-binary",
+    "mrmr",
+    "t-test_overestim_var",
+    "wilcoxon",
+    "logreg",
+    "random_forest",
+    "random",
+)
+"""The methods run by default: the seed's comparison (§2.6), plus mRMR and a random baseline."""
+
+_KEY_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")  # a key names result files
+
+
+@dataclass(frozen=True)
+class BenchmarkMethod:
+    """A marker selection method the benchmark can run.
+
+    Attributes
+    ----------
+    key : str
+        The name it is asked for by (``"cife-binary"``); names its result files.
+    name : str
+        The method column of the table (``"cife"``).
+    mode : {"multiclass", "binary"}
+        ``"binary"`` for one-vs-rest methods, which take ⌈n/c⌉ per class.
+    select : callable
+        ``select(X, y, n_features, random_state=...) -> indices``: X holds the
+        training rows only (sparse CSR or dense, as given), y their class
+        codes 0..c-1; returns the selected column indices.
+    family : str
+        ``"information"``, ``"differential expression"``, ``"random forest"``,
+        ``"random"`` or ``"custom"``; decides where the method is drawn.
+    """
+
+    key: str
+    name: str
+    mode: str
+    select: Callable
+    family: str = "custom"
+
+    @property
+    def label(self) -> str:
+        """Display name, as the seed's tables write it (``"CIFE (B)"``)."""
+        return method_label(self.name, self.mode)
+
+
+def method_label(name: str, mode: str) -> str:
+    """Display name of a method: ``method_label("cife", "binary") == "CIFE (B)"``."""
+    labels = {
+        "t-test": "t-test",
+        "t-test_overestim_var": "t-test (ov)",
+        "wilcoxon": "Wilcoxon",
+        "logreg": "LogReg",
+        "random_forest": "RForest",
+        "random": "Random",
+    }
+    if name in INFORMATION_METHODS:
+        return name.upper() + (" (B)" if mode == "binary" else "")
+    return labels.get(name, name)
+
+
+# --- the built-in methods ------------------------------------------------------------------
+
+
+def _information_select(name: str, mode: str, n_bins: int, prefilter: int | None, n_jobs):
+    def select(X, y, n_features, random_state=None):
+        from ..selector import InfoSelector
+
+        selector = InfoSelector(
+            method=name, n_features=n_features, mode=mode, n_bins=n_bins, prefilter=prefilter, n_jobs=n_jobs
+        )
+        return selector.fit(X, y if name in SUPERVISED else None).selected_
+
+    return select
+
+
+def _normalized_log(X):
+    """X scaled to the median count per cell, then log1p (scanpy's normalize_total and log1p), on a copy."""
+    import anndata
+    import scanpy as sc
+
+    adata = anndata.AnnData(X.astype(np.float32, copy=True))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Some cells have zero counts")
+        sc.pp.normalize_total(adata)
+    sc.pp.log1p(adata)
+    return adata
+
+
+def _scanpy_select(method: str):
+    def select(X, y, n_features, random_state=None):
+        import scanpy as sc
+
+        n_classes = int(y.max()) + 1
+        per_class = math.ceil(n_features / n_classes)
+        adata = _normalized_log(X)
+        groups = [f"class{t}" for t in range(n_classes)]
+        adata.obs["group"] = pd.Categorical.from_codes(y, categories=groups)
+        two_class_logreg = method == "logreg" and n_classes == 2
+        n_genes = adata.n_vars if two_class_logreg else per_class
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sc.tl.rank_genes_groups(adata, "group", method=method, n_genes=n_genes, use_raw=False)
+        names = adata.uns["rank_genes_groups"]["names"]
+        rankings = [np.asarray(names[g]).astype(np.int64) for g in names.dtype.names]
+        if two_class_logreg:
+            # one coefficient vector: its top genes mark one class, its bottom genes the other
+            rankings = [rankings[0][:per_class], rankings[0][::-1][:per_class]]
+        return merge_per_class(rankings, per_class)
+
+    return select
+
+
+def _random_forest_select(n_jobs):
+    def select(X, y, n_features, random_state=None):
+        from sklearn.ensemble import RandomForestClassifier
+
+        forest = RandomForestClassifier(n_estimators=N_TREES, random_state=random_state, n_jobs=sklearn_jobs(n_jobs))
+        forest.fit(random_forest_input(X), y)
+        return np.argsort(-forest.feature_importances_, kind="stable")[:n_features]
+
+    return select
+
+
+def _random_select(X, y, n_features, random_state=None):
+    return np.random.default_rng(random_state).permutation(X.shape[1])[:n_features]
+
+
+def _builtin(key: str, n_bins, prefilter, n_jobs) -> BenchmarkMethod:
+    if key.endswith("-binary"):
+        name = key.removesuffix("-binary")
+        return BenchmarkMethod(key, name, "binary", _information_select(name, "binary", n_bins, prefilter, n_jobs), "information")
+    if key in INFORMATION_METHODS:
+        return BenchmarkMethod(key, key, "multiclass", _information_select(key, "multiclass", n_bins, prefilter, n_jobs), "information")
+    if key in SCANPY_METHODS:
+        return BenchmarkMethod(key, key, "binary", _scanpy_select(key), "differential expression")
+    if key == "random_forest":
+        return BenchmarkMethod(key, key, "multiclass", _random_forest_select(n_jobs), "random forest")
+    return BenchmarkMethod(key, key, "multiclass", _random_select, "random")
+
+
+# --- resolving and calling ----------------------------------------------------------------
+
+
+def resolve_methods(methods=DEFAULT_METHODS, *, n_bins: int = 5, prefilter: int | None = 5000, n_jobs=None):
+    """The methods to benchmark, from names, callables or :class:`BenchmarkMethod` objects.
+
+    Parameters
+    ----------
+    methods : sequence of (str, callable or BenchmarkMethod), default=DEFAULT_METHODS
+        A name of :data:`AVAILABLE_METHODS` (``"cife"``, ``"cife-binary"``,
+        ``"wilcoxon"``, ``"random_forest"``, ...); a callable
+        ``f(X, y, n_features)`` (optionally taking ``random_state=``) that
+        returns column indices, named by its ``__name__``; or a
+        :class:`BenchmarkMethod` for full control (binary mode, name).
+    n_bins, prefilter, n_jobs
+        Passed to :class:`~paucity.markers.InfoSelector` for the paucity
+        objectives (``n_jobs`` also to the random forest).
+
+    Returns
+    -------
+    tuple of BenchmarkMethod
+
+    Notes
+    -----
+    Seed 000, §2.6: the information-theoretic methods (with the recursive
+    quantile binning of §2.7.1 and the MIM prefilter of Remark 2), scanpy's
+    t-test with overestimated variance, Wilcoxon rank sum and logistic
+    regression (after ``normalize_total`` and ``log1p`` on a copy, the top
+    ⌈n/c⌉ genes of each class merged, Remark 1), and random-forest feature
+    importance; ``random`` is a baseline the seed does not run.
+
+    Examples
+    --------
+    >>> from paucity.markers.benchmark import resolve_methods
+    >>> [(m.name, m.mode) for m in resolve_methods(["cife", "cife-binary", "wilcoxon"])]
+    [('cife', 'multiclass'), ('cife', 'binary'), ('wilcoxon', 'binary')]
+    """
+    if isinstance(methods, (str, BenchmarkMethod)) or callable(methods):
+        methods = [methods]
+    resolved = []
+    for item in methods:
+        if isinstance(item, BenchmarkMethod):
+            check_choice(item.mode, ("multiclass", "binary"), "mode")
+            resolved.append(item)
+        elif isinstance(item, str):
+            key = check_choice(item.strip(), AVAILABLE_METHODS, "benchmark method")
+            resolved.append(_builtin(key, n_bins, prefilter, n_jobs))
+        elif callable(item):
+            name = getattr(item, "__name__", None) or type(item).__name__  # a function, or a callable object
+            name = "custom" if name == "<lambda>" else name
+            resolved.append(BenchmarkMethod(key=name, name=name, mode="multiclass", select=item, family="custom"))
+        else:
+            raise ParameterError(
+                f"a benchmark method must be a name, a callable or a BenchmarkMethod, got {item!r}."
+            )
+    if not resolved:
+        raise ParameterError("no methods to benchmark; give at least one.")
+    keys = [m.key for m in resolved]
+    for method in resolved:
+        if not _KEY_PATTERN.match(method.key):
+            raise ParameterError(
+                f"method name {method.key!r} cannot name a result file; use letters, digits and _ . + - only."
+            )
+        if keys.count(method.key) > 1:
+            raise ParameterError(f"method {method.key!r} is listed twice; give each method once.")
+    if any(m.family == "differential expression" for m in resolved):
+        try:
+            import scanpy  # noqa: F401
+        except ImportError:
+            listed = ", ".join(m.key for m in resolved if m.family == "differential expression")
+            raise ImportError(
+                f"the methods {listed} call scanpy, which is not installed. Install it with "
+                "`pip install paucity[scanpy]`, or leave them out of the methods."
+            ) from None
+    return tuple(resolved)
+
+
+def call_method(method: BenchmarkMethod, X, y, n_features: int, random_state: int) -> np.ndarray:
+    """Run ``method.select`` (with ``random_state=`` when it takes one) and check what it returns.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        Distinct column indices (a boolean mask over the columns is turned
+        into them).
+
+    Raises
+    ------
+    InputError
+        When the method selects nothing, returns indices outside the
+        columns, or the same column twice.
+    """
+    try:
+        accepts_seed = "random_state" in inspect.signature(method.select).parameters or any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in inspect.signature(method.select).parameters.values()
+        )
+    except (TypeError, ValueError):
+        accepts_seed = False
+    if accepts_seed:
+        chosen = method.select(X, y, n_features, random_state=random_state)
+    else:
+        chosen = method.select(X, y, n_features)
+    chosen = np.asarray(chosen).ravel()
+    n_columns = X.shape[1]
+    if chosen.dtype == bool and chosen.shape[0] == n_columns:
+        chosen = np.flatnonzero(chosen)
+    if chosen.size == 0:
+        raise InputError(f"method {method.key!r} selected no features for n={n_features}; it must return column indices.")
+    if chosen.dtype.kind not in "iu" or chosen.min() < 0 or chosen.max() >= n_columns:
+        raise InputError(
+            f"method {method.key!r} returned {chosen[:5].tolist()}...; it must return column indices in 0..{n_columns - 1}."
+        )
+    if len(np.unique(chosen)) != chosen.size:
+        raise InputError(f"method {method.key!r} returned the same column twice; return distinct column indices.")
+    return chosen.astype(np.int64)
+
+
+_WARM: set = set()
+
+
+def warm_up(method: BenchmarkMethod, X, y) -> None:
+    """Call a built-in method once, untimed, on a few cells, so that its timed runs do not include compilation.
+
+    numba's kernels (paucity's, and scanpy's Wilcoxon) are compiled or loaded
+    from cache on their first call in a process, which would otherwise be
+    charged to whichever fold runs first. User methods are never called more
+    than the protocol asks.
+    """
+    if method.family == "custom" or method.key in _WARM:
+        return
+    _WARM.add(method.key)
+    rows = np.concatenate([np.flatnonzero(y == t)[:15] for t in range(int(y.max()) + 1)])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            method.select(X[rows], y[rows], min(2, X.shape[1]), random_state=0)
+    except Exception:  # a warm-up only; the timed run reports any real problem
+        pass

@@ -1,0 +1,150 @@
+"""The resumable on-disk store of a benchmark run: its parameters, and one JSON file per (fold, method, n).
+
+Layout of an ``out`` folder::
+
+    params.json                  the run's parameters and a fingerprint of its data
+    folds.csv                    the split (see Folds.save)
+    results/fold{k}/{key}-n{n}.json    one cross-validation result
+    results/all/{key}-n{n}.json        one selection on all the cells
+
+Every file is written atomically (:mod:`paucity.io`), so an interrupted run
+leaves only whole results, which a rerun with the same parameters reads back;
+a folder holding a run with other parameters is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..._errors import ParameterError
+from .results import TABLE_COLUMNS
+
+__all__ = [
+    "PARAMS_VERSION",
+    "check_params",
+    "fingerprint",
+    "folds_digest",
+    "load_unit",
+    "save_unit",
+    "stored_table",
+    "unit_path",
+    "unit_rows",
+    "write_params",
+]
+
+PARAMS_VERSION = 1
+"""Version of the ``params.json`` layout; a change refuses folders of older runs."""
+
+
+def fingerprint(X, labels_codes, classes, feature_names, samples) -> dict:
+    """Shape, digests of labels and names, and total count of the data: what tells two data sets apart."""
+
+    def digest(*arrays) -> str:
+        h = hashlib.sha256()
+        for arr in arrays:
+            h.update(np.ascontiguousarray(arr).tobytes())
+        return h.hexdigest()[:16]
+
+    return {
+        "n_samples": int(X.shape[0]),
+        "n_features": int(X.shape[1]),
+        "labels": digest(labels_codes, np.asarray([str(c) for c in classes]).astype("U")),
+        "feature_names": digest(np.asarray(feature_names).astype("U")),
+        "samples": digest(np.asarray(samples).astype("U")),
+        "total": float(f"{float(X.sum()):.9g}"),
+    }
+
+
+def folds_digest(fold_of: np.ndarray) -> str:
+    """A short digest of a split, recorded among the parameters."""
+    return hashlib.sha256(fold_of.tobytes()).hexdigest()[:16]
+
+
+def check_params(out: Path, params: dict) -> None:
+    """Refuse an ``out`` folder holding a run with other parameters (naming what differs), or results without parameters."""
+    path = out / "params.json"
+    if not path.exists():
+        if (out / "results").exists():
+            raise ParameterError(
+                f"{out} holds benchmark results but no params.json, so they cannot be checked against this run; "
+                "use an empty folder for --out."
+            )
+        return
+    try:
+        previous = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ParameterError(f"{path} cannot be read ({exc}); use an empty folder for --out.") from None
+    if previous == params:
+        return
+    keys = sorted(set(previous) | set(params))
+    changed = [key for key in keys if previous.get(key) != params.get(key)]
+    described = "; ".join(f"{key}: {_short(previous.get(key))} there, {_short(params.get(key))} now" for key in changed)
+    raise ParameterError(
+        f"{out} holds a benchmark run with different parameters ({described}); refusing to mix their results. "
+        "Resume with the same parameters, or use a new --out folder."
+    )
+
+
+def _short(value) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def write_params(out: Path, params: dict) -> None:
+    """Create ``out`` and write ``params.json`` into it, atomically."""
+    from ...io import write_text
+
+    out.mkdir(parents=True, exist_ok=True)
+    write_text(json.dumps(params, indent=2, sort_keys=True) + "\n", out / "params.json")
+
+
+def unit_path(out: Path, fold, key: str, n: int) -> Path:
+    """The file of one result: fold ``fold`` (or ``"all"`` for all the cells), method ``key``, ``n`` markers."""
+    folder = "all" if fold == "all" else f"fold{fold}"
+    return out / "results" / folder / f"{key}-n{n}.json"
+
+
+def load_unit(path: Path | None) -> dict | None:
+    """A stored result, or None when there is none (or it cannot be read: it is then recomputed and rewritten)."""
+    if path is None or not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def save_unit(path: Path | None, unit: dict) -> None:
+    """Write one result atomically (nothing when the run keeps no folder)."""
+    from ...io import write_text
+
+    if path is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text(json.dumps(unit) + "\n", path)
+
+
+def unit_rows(unit: dict, method, n: int, fold: int, classifiers) -> list[tuple]:
+    """The rows of the tidy table one cross-validation result gives, one per classifier it holds."""
+    return [
+        (method.name, method.mode, n, unit["n_used"], fold, classifier, unit["errors"][classifier], unit["selection_seconds"])
+        for classifier in classifiers
+        if classifier in unit["errors"]
+    ]
+
+
+def stored_table(out: Path, methods, n_markers, n_folds: int, classifiers, table: pd.DataFrame) -> pd.DataFrame:
+    """Every finished result in ``out`` (other jobs' folds too) as the tidy table; ``table`` when there is none."""
+    rows = []
+    for fold in range(n_folds):
+        for method in methods:
+            for n in n_markers:
+                unit = load_unit(unit_path(out, fold, method.key, n))
+                if unit is not None:
+                    rows += unit_rows(unit, method, n, fold, classifiers)
+    return pd.DataFrame(rows, columns=list(TABLE_COLUMNS)) if rows else table
