@@ -258,6 +258,7 @@ def test_the_output_path_is_checked_before_any_work(tables, tmp_path, monkeypatc
     "old, new",
     [
         (["--k", 2], ["--n-features", 2]),
+        (["--k", 2], ["-n", 2]),
         (["--permutations", 3], ["--n-permutations", 3]),
         (["--n-permutations", 3, "--jobs", 2], ["--n-permutations", 3, "--n-jobs", 2]),
     ],

@@ -53,7 +53,7 @@ def differences(
         None, "--lam", help="SPARDA with this l1 penalty lam*||B||_1 on the relaxation (on the scale of the data's squared differences)."
     ),
     n_features: Optional[int] = typer.Option(
-        None, "--n-features", help="SPARDA keeping this many features (those with the largest relaxation weights)."
+        None, "--n-features", "-n", help="SPARDA keeping this many features (those with the largest relaxation weights)."
     ),
     cv: bool = typer.Option(
         False, "--cv", help="SPARDA with the penalty chosen by the divergence on held-out halves of X and Y (PDACV)."
