@@ -76,7 +76,7 @@ def run_one(path: Path, label: str) -> dict:
     start = time.perf_counter()
     table = rank(comparisons, method, **params)
     fit = time.perf_counter() - start
-    scores = table["score"].sort_index().to_numpy()
+    scores = table.to_frame()["score"].sort_index().to_numpy()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
     return {"method": label, "build_s": build, "fit_s": fit, "tau": kendall_tau_b(scores, v), "peak_gib": peak}
 

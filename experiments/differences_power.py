@@ -31,7 +31,7 @@ observed one, ``paucity.differences.permutation_test``'s rule):
 
 - SPARDA: ``PDA(sparsity="l1", lam=LAM, **SOLVER)``'s ``divergence_``, refitted
   on every permutation (``permutation_test`` with the estimator);
-- SPARDA k=3: ``PDA(sparsity="l1", k=3, **SOLVER)``, likewise: SPARDA told the
+- SPARDA k=3: ``PDA(sparsity="l1", n_features=3, **SOLVER)``, likewise: SPARDA told the
   true number of differing features (an oracle cardinality, no λ to choose);
 - PDA: ``PDA(**SOLVER)``, likewise;
 - Wasserstein: the squared-Euclidean optimal transport cost between the two
@@ -215,7 +215,7 @@ def estimator(method: str, settings: dict):
     if method == "SPARDA":
         return PDA(sparsity="l1", lam=settings["lam"], random_state=0, **settings["solver"])
     if method == "SPARDA k=3":
-        return PDA(sparsity="l1", k=settings["k"], random_state=0, **settings["solver"])
+        return PDA(sparsity="l1", n_features=settings["k"], random_state=0, **settings["solver"])
     return PDA(random_state=0, **settings["solver"])
 
 
