@@ -1,4 +1,4 @@
-"""Thread counts that follow the load of the machine, and loops that threads share by claiming blocks."""
+"""Thread counts that follow the load of the machine."""
 
 import numba
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 
 import paucity._parallel as parallel
 from paucity._errors import ParameterError
-from paucity._parallel import claim, kernel_threads, threads_for_load, work_blocks
+from paucity._parallel import kernel_threads, threads_for_load
 
 
 @pytest.mark.parametrize(
@@ -39,6 +39,12 @@ def test_kernel_threads_leaves_the_busy_cores_to_others(monkeypatch):
     with kernel_threads(-1) as n:
         assert n == 1
     assert numba.get_num_threads() == before  # restored
+
+
+def test_numpy_integers_are_thread_counts(monkeypatch):
+    monkeypatch.setattr(parallel, "busy_cores", lambda: 0.0)
+    with kernel_threads(np.int64(1)) as n:
+        assert n == 1 and isinstance(n, int)
 
 
 def test_one_thread_asked_for_does_not_measure_the_load(monkeypatch):
@@ -98,36 +104,3 @@ def test_load_meter_subtracts_this_process_and_reuses_recent_windows(monkeypatch
     assert meter.busy_cores() == pytest.approx(0.0)
     assert clock.slept == 2
     assert not clock.samples
-
-
-@numba.njit(parallel=True)
-def claimed_items(n_items, minimum, counts):
-    """How often each item was handed out, with the blocks claimed as the kernels do."""
-    workers, block = work_blocks(n_items, minimum)
-    next_item = np.zeros(1, np.int64)
-    for _ in numba.prange(workers):
-        while True:
-            first = claim(next_item, block)
-            if first >= n_items:
-                break
-            for i in range(first, min(first + block, n_items)):
-                counts[i] += 1
-    return workers, block
-
-
-@pytest.mark.parametrize("threads", [1, numba.config.NUMBA_NUM_THREADS])
-@pytest.mark.parametrize("n_items, minimum", [(0, 1), (1, 1), (5, 1), (1000, 1), (1000, 64), (100_003, 4096)])
-def test_every_item_is_claimed_once(threads, n_items, minimum):
-    previous = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
-        counts = np.zeros(n_items, np.int64)
-        workers, block = claimed_items(n_items, minimum, counts)
-    finally:
-        numba.set_num_threads(previous)
-    assert (counts == 1).all()
-    assert block >= max(minimum, 1)
-    n_blocks = -(-n_items // block)
-    assert workers == min(threads, n_blocks)
-    if n_items >= threads * parallel.BLOCKS_PER_THREAD * minimum:
-        assert n_blocks >= threads * parallel.BLOCKS_PER_THREAD  # many more blocks than threads

@@ -1,51 +1,36 @@
-"""How many threads the numba kernels use (the ``n_jobs`` parameter) and how they share the work.
+"""How many threads the numba kernels use: the ``n_jobs`` parameter, and the load of the machine.
 
-Two things keep a parallel kernel from being slower than its single-thread
-form when other processes share the cores:
+:func:`kernel_threads` runs the kernels on no more threads than there are
+cores left idle by other processes. A thread that shares its core with a busy
+process runs at a fraction of the speed of the others, every parallel loop
+waits for its slowest thread, and numba's OpenMP threads spin for a few
+milliseconds after each loop, taking the core from the main thread; on two
+cores with one of them busy, two threads were more than twice as slow as one.
 
-- :func:`kernel_threads` runs the kernels on no more threads than there are
-  cores left idle by other processes. A thread that shares its core with a
-  busy process runs at a fraction of the speed of the others, and every
-  parallel loop waits for its slowest thread; on two cores with one of them
-  busy, two threads are slower than one.
-- the kernels do not split their loops into one fixed share per thread:
-  :func:`work_blocks` cuts a loop into many more blocks than threads, and each
-  thread claims the next block (:func:`claim`) when it is done with its last,
-  so a thread slowed down by a process that starts mid-call does less of the
-  work instead of holding up the rest.
-
-Neither changes a result: every block writes its own outputs, counts are
-integers, and floating-point sums are taken over blocks whose bounds do not
-depend on the number of threads, in block order.
+The count never changes a result: the kernels count in integers, and their
+floating-point sums are taken over blocks whose bounds do not depend on it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import numbers
 import os
 import threading
 import time
 from collections.abc import Iterator
 
 import numba
-from llvmlite import ir
-from numba.core import cgutils, types
-from numba.extending import intrinsic
 
 from ._errors import ParameterError
 
-__all__ = ["busy_cores", "claim", "kernel_threads", "thread_count", "usable_cores", "work_blocks"]
+__all__ = ["busy_cores", "kernel_threads", "threads_for_load", "usable_cores"]
 
 #: Seconds over which the load is measured when no recent measurement exists.
 PROBE_SECONDS = 0.05
 #: A measurement older than this is not reused; the next call measures afresh.
 REUSE_SECONDS = 10.0
-#: Blocks per thread in a loop split by :func:`work_blocks`.
-BLOCKS_PER_THREAD = 16
-
-
-# ----------------------------------------------------------------- the load
 
 
 def usable_cores() -> int:
@@ -173,15 +158,13 @@ def kernel_threads(n_jobs: int | None) -> Iterator[int]:
     Yields the number of threads used.
     """
     available = numba.config.NUMBA_NUM_THREADS
-    if n_jobs is None or n_jobs == -1:
-        wanted = available
-    elif isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+    integer = isinstance(n_jobs, numbers.Integral) and not isinstance(n_jobs, bool)
+    if n_jobs is not None and not (integer and (n_jobs >= 1 or n_jobs == -1)):
         raise ParameterError(
             f"n_jobs must be a positive integer, -1 or None, got {n_jobs!r}; "
             "pass the most threads to use, or None for every core."
         )
-    else:
-        wanted = min(n_jobs, available)
+    wanted = available if n_jobs is None or n_jobs == -1 else min(int(n_jobs), available)
     if wanted > 1:
         wanted = threads_for_load(wanted, usable_cores(), busy_cores())
     previous = numba.get_num_threads()
@@ -190,65 +173,3 @@ def kernel_threads(n_jobs: int | None) -> Iterator[int]:
         yield wanted
     finally:
         numba.set_num_threads(previous)
-
-
-# --------------------------------------------------- sharing a loop in kernels
-
-
-@intrinsic
-def claim(typingctx, counter, size):
-    """``counter[0] += size`` atomically inside a kernel; returns the value before the addition.
-
-    The threads of a ``prange`` over workers call it to take the next block
-    of a loop: the first to ask gets ``[0, size)``, the next ``[size, 2 size)``
-    and so on, whichever thread that is.
-    """
-    if not (isinstance(counter, types.Array) and counter.dtype == types.int64 and isinstance(size, types.Integer)):
-        return None
-    signature = types.int64(counter, size)
-
-    def codegen(context, builder, sig, args):
-        array_type = sig.args[0]
-        array = context.make_array(array_type)(context, builder, args[0])
-        zero = context.get_constant(types.intp, 0)
-        pointer = cgutils.get_item_pointer(context, builder, array_type, array, [zero])
-        amount = context.cast(builder, args[1], sig.args[1], types.int64)
-        return builder.atomic_rmw("add", pointer, amount, "monotonic")
-
-    return signature, codegen
-
-
-@intrinsic
-def thread_count(typingctx):
-    """``numba.get_num_threads()`` inside a kernel, in a form that the kernel's cache can keep.
-
-    (numba's own overload reaches the threading layer through a ctypes
-    pointer, which stops ``cache=True`` from saving the kernel.)
-    """
-    numba.get_num_threads()  # starts the threading layer, which provides the symbol
-
-    def codegen(context, builder, sig, args):
-        signature = ir.FunctionType(ir.IntType(32), [])
-        function = cgutils.get_or_insert_function(builder.module, signature, "get_num_threads")
-        return builder.sext(builder.call(function, []), ir.IntType(64))
-
-    return types.int64(), codegen
-
-
-@numba.njit(cache=True)
-def work_blocks(n_items, minimum):
-    """``(workers, block)``: split ``n_items`` into blocks of ``block`` items (at least ``minimum``) for the threads.
-
-    About ``BLOCKS_PER_THREAD`` blocks per thread of the current count, and
-    never more workers than blocks. Use it where what each item computes does
-    not depend on the block bounds (for sums, use blocks of a fixed size).
-    """
-    threads = thread_count()
-    block = -(-n_items // (threads * BLOCKS_PER_THREAD))
-    if block < minimum:
-        block = minimum
-    if block < 1:
-        block = 1
-    n_blocks = -(-n_items // block)
-    workers = threads if threads < n_blocks else n_blocks
-    return workers, block

@@ -1,7 +1,7 @@
 """Every parallel kernel of paucity.info gives the same bits on one thread and on all of them.
 
-The threads claim blocks of each loop as they go, so which thread computes what
-changes from run to run; the outputs must not.
+``n_jobs`` follows the load of the machine, so the number of threads a fit runs
+on changes from run to run; its outputs must not.
 """
 
 import numba
@@ -26,7 +26,7 @@ def on_threads(n, compute):
 
 
 def same_on_any_thread_count(compute):
-    """Run ``compute`` on one thread and on every thread (three times, to vary who claims what)."""
+    """Run ``compute`` on one thread and on every thread (three times)."""
     expected = on_threads(1, compute)
     for _ in range(3):
         got = on_threads(ALL, compute)

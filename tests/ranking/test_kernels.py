@@ -145,7 +145,7 @@ def test_fill_csr(n, nnz, seed, index_dtype):
 
 
 def test_sums_are_the_same_bits_on_any_number_of_threads():
-    # many blocks of pairs, claimed by whichever thread is free: the block sums are added in block order
+    # many blocks of pairs, split among the threads: the block sums are added in block order
     import numba
 
     rng = np.random.default_rng(7)

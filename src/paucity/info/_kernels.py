@@ -2,27 +2,12 @@
 
 Each kernel has a slow pure-NumPy twin in ``tests/info/reference.py`` that it is
 checked against.
-
-The parallel kernels do not give each thread a fixed share of a loop: the loop
-is cut into many more blocks than threads and each thread claims the next
-block when it is done (``paucity._parallel``), so that a thread slowed down by
-another process on its core does less of the work instead of holding up the
-others. Every block writes its own outputs or adds integers, so the results
-are the same bits for any number of threads.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
-
-from .._parallel import claim, work_blocks
-
-# Smallest block of a loop whose items are single stored values (a few
-# instructions each): claiming a block costs one atomic addition.
-VALUE_BLOCK = 4096
-# Smallest block of rows added into a thread's tables by ``pair_tables``.
-ROW_BLOCK = 64
 
 # Entropies are accumulated in fixed point: H = (n log2 n - sum_c c log2 c) / n
 # with every c log2 c (and n log2 n) rounded to a multiple of 2**-FIXED_SHIFT and
@@ -178,83 +163,56 @@ def discretize_csc(n_rows, indptr, data, n_bins, out_data):
     are counted instead of sorted, with the same edges.
     """
     n_cols = indptr.shape[0] - 1
-    workers, block = work_blocks(n_cols, 1)
-    next_column = np.zeros(1, np.int64)
-    for _ in numba.prange(workers):
+    for j in numba.prange(n_cols):
+        start = indptr[j]
+        nnz = indptr[j + 1] - start
+        if nnz == 0:
+            continue
+        col = np.empty(nnz, np.float64)
+        for s in range(nnz):
+            col[s] = data[start + s]
         edges = np.empty(n_bins, np.float64)
-        while True:
-            first = claim(next_column, block)
-            if first >= n_cols:
-                break
-            for j in range(first, min(first + block, n_cols)):
-                _discretize_sparse_column(n_rows, indptr[j], indptr[j + 1], data, n_bins, edges, out_data)
-
-
-@numba.njit(cache=True)
-def _discretize_sparse_column(n_rows, start, stop, data, n_bins, edges, out_data):
-    """Bin the stored values ``data[start:stop]`` of one column of ``n_rows`` rows (see ``discretize_csc``)."""
-    nnz = stop - start
-    if nnz == 0:
-        return
-    col = np.empty(nnz, np.float64)
-    for s in range(nnz):
-        col[s] = data[start + s]
-    top = _small_integer_top(col)
-    if 0 <= top <= 4 * nnz + 64:
-        cumulative = np.zeros(top + 1, np.int64)
-        cumulative[0] = n_rows - nnz
+        top = _small_integer_top(col)
+        if 0 <= top <= 4 * nnz + 64:
+            cumulative = np.zeros(top + 1, np.int64)
+            cumulative[0] = n_rows - nnz
+            for s in range(nnz):
+                cumulative[int(col[s])] += 1
+            for v in range(1, top + 1):
+                cumulative[v] += cumulative[v - 1]
+            n_edges = column_edges_from_counts(np.arange(top + 1).astype(np.float64), cumulative, n_bins, edges)
+            bin_of_value = np.empty(top + 1, np.uint8)
+            for v in range(top + 1):
+                bin_of_value[v] = _bin_of(float(v), edges, n_edges)
+            for s in range(nnz):
+                out_data[start + s] = bin_of_value[int(col[s])]
+            continue
+        stored = np.sort(col)
+        n_edges = column_edges(stored, n_rows - nnz, n_bins, edges)
         for s in range(nnz):
-            cumulative[int(col[s])] += 1
-        for v in range(1, top + 1):
-            cumulative[v] += cumulative[v - 1]
-        n_edges = column_edges_from_counts(np.arange(top + 1).astype(np.float64), cumulative, n_bins, edges)
-        bin_of_value = np.empty(top + 1, np.uint8)
-        for v in range(top + 1):
-            bin_of_value[v] = _bin_of(float(v), edges, n_edges)
-        for s in range(nnz):
-            out_data[start + s] = bin_of_value[int(col[s])]
-        return
-    stored = np.sort(col)
-    n_edges = column_edges(stored, n_rows - nnz, n_bins, edges)
-    for s in range(nnz):
-        out_data[start + s] = _bin_of(col[s], edges, n_edges)
+            out_data[start + s] = _bin_of(col[s], edges, n_edges)
 
 
 @numba.njit(parallel=True, cache=True)
 def discretize_dense(X, n_bins, out):
     """Bin every column of a dense matrix (seed 000, Algorithm 2)."""
     n_rows, n_cols = X.shape
-    workers, block = work_blocks(n_cols, 1)
-    next_column = np.zeros(1, np.int64)
-    for _ in numba.prange(workers):
+    for j in numba.prange(n_cols):
         col = np.empty(n_rows, np.float64)
+        for i in range(n_rows):
+            col[i] = X[i, j]
+        stored = np.sort(col)
         edges = np.empty(n_bins, np.float64)
-        while True:
-            first = claim(next_column, block)
-            if first >= n_cols:
-                break
-            for j in range(first, min(first + block, n_cols)):
-                for i in range(n_rows):
-                    col[i] = X[i, j]
-                stored = np.sort(col)
-                n_edges = column_edges(stored, 0, n_bins, edges)
-                for i in range(n_rows):
-                    out[i, j] = _bin_of(col[i], edges, n_edges)
+        n_edges = column_edges(stored, 0, n_bins, edges)
+        for i in range(n_rows):
+            out[i, j] = _bin_of(col[i], edges, n_edges)
 
 
 @numba.njit(parallel=True, cache=True)
 def label_stored_values(indices, data, labels, n_classes, out):
     """``out[s] = data[s] * n_classes + labels[row of s]``: each stored bin paired with its row's label."""
-    n_values = data.shape[0]
-    workers, block = work_blocks(n_values, VALUE_BLOCK)
-    next_value = np.zeros(1, np.int64)
-    for _ in numba.prange(workers):
-        while True:
-            first = claim(next_value, block)
-            if first >= n_values:
-                break
-            for s in range(first, min(first + block, n_values)):
-                out[s] = data[s] * n_classes + labels[indices[s]]
+    for s in numba.prange(data.shape[0]):
+        out[s] = data[s] * n_classes + labels[indices[s]]
 
 
 @numba.njit(parallel=True, cache=True)
@@ -288,86 +246,61 @@ def candidate_entropies(
     for p in range(n_codes):
         n_samples += base[p]
     size_table = n_bins * n_codes
-    n_columns = columns.shape[0]
-    workers, block = work_blocks(n_columns, 1)
-    next_column = np.zeros(1, np.int64)
-    for _ in numba.prange(workers):
-        lanes = np.empty(4 * size_table, np.int32)
+    for t in numba.prange(columns.shape[0]):
+        j = columns[t]
+        start = indptr[j]
+        stop = indptr[j + 1]
+        # four interleaved histograms, so that consecutive increments of the
+        # same cell do not wait on each other; summed afterwards
+        lanes = np.zeros(4 * size_table, np.int32)
+        s = start
+        if n_row_codes == 1:
+            while s + 4 <= stop:
+                lanes[labelled[s]] += 1
+                lanes[size_table + labelled[s + 1]] += 1
+                lanes[2 * size_table + labelled[s + 2]] += 1
+                lanes[3 * size_table + labelled[s + 3]] += 1
+                s += 4
+            while s < stop:
+                lanes[labelled[s]] += 1
+                s += 1
+        else:
+            while s + 4 <= stop:
+                lanes[labelled[s] * n_row_codes + row_codes[indices[s]]] += 1
+                lanes[size_table + labelled[s + 1] * n_row_codes + row_codes[indices[s + 1]]] += 1
+                lanes[2 * size_table + labelled[s + 2] * n_row_codes + row_codes[indices[s + 2]]] += 1
+                lanes[3 * size_table + labelled[s + 3] * n_row_codes + row_codes[indices[s + 3]]] += 1
+                s += 4
+            while s < stop:
+                lanes[labelled[s] * n_row_codes + row_codes[indices[s]]] += 1
+                s += 1
         table = np.empty(size_table, np.int64)
-        marginal = np.empty(n_bins * max_size, np.int64)
-        while True:
-            first = claim(next_column, block)
-            if first >= n_columns:
-                break
-            for t in range(first, min(first + block, n_columns)):
-                j = columns[t]
-                _count_column(
-                    indptr[j], indptr[j + 1], indices, labelled, row_codes, n_row_codes, base, n_bins, lanes, table
-                )
-                for q in range(n_projections):
-                    out[t, q] = _projected_entropy(
-                        table, projection[q], projection_sizes[q], n_bins, n_samples, xlogx, marginal
-                    )
-
-
-@numba.njit(cache=True)
-def _count_column(start, stop, indices, labelled, row_codes, n_row_codes, base, n_bins, lanes, table):
-    """``table[b * n_codes + P]``: rows of one column with bin b and fixed code P (see ``candidate_entropies``)."""
-    n_codes = base.shape[0]
-    size_table = n_bins * n_codes
-    # four interleaved histograms, so that consecutive increments of the
-    # same cell do not wait on each other; summed afterwards
-    lanes[:] = 0
-    s = start
-    if n_row_codes == 1:
-        while s + 4 <= stop:
-            lanes[labelled[s]] += 1
-            lanes[size_table + labelled[s + 1]] += 1
-            lanes[2 * size_table + labelled[s + 2]] += 1
-            lanes[3 * size_table + labelled[s + 3]] += 1
-            s += 4
-        while s < stop:
-            lanes[labelled[s]] += 1
-            s += 1
-    else:
-        while s + 4 <= stop:
-            lanes[labelled[s] * n_row_codes + row_codes[indices[s]]] += 1
-            lanes[size_table + labelled[s + 1] * n_row_codes + row_codes[indices[s + 1]]] += 1
-            lanes[2 * size_table + labelled[s + 2] * n_row_codes + row_codes[indices[s + 2]]] += 1
-            lanes[3 * size_table + labelled[s + 3] * n_row_codes + row_codes[indices[s + 3]]] += 1
-            s += 4
-        while s < stop:
-            lanes[labelled[s] * n_row_codes + row_codes[indices[s]]] += 1
-            s += 1
-    for c in range(size_table):
-        table[c] = lanes[c] + lanes[size_table + c] + lanes[2 * size_table + c] + lanes[3 * size_table + c]
-    # rows not stored in the column are in bin 0: the rest of each code's rows
-    for p in range(n_codes):
-        moved = 0
-        for b in range(1, n_bins):
-            moved += table[b * n_codes + p]
-        table[p] = base[p] - moved
-
-
-@numba.njit(cache=True)
-def _projected_entropy(table, projection, size, n_bins, n_samples, xlogx, marginal):
-    """H(x_j, f(P)) from the (bin, code) table, where f = ``projection`` has ``size`` values."""
-    n_codes = projection.shape[0]
-    size_table = n_bins * n_codes
-    if size == n_codes:  # the full table (projections keep digit order)
-        acc = 0
         for c in range(size_table):
-            acc += xlogx[table[c]]
-        return ((xlogx[n_samples] - acc) / FIXED_SCALE) / n_samples
-    for c in range(n_bins * size):
-        marginal[c] = 0
-    for b in range(n_bins):
+            table[c] = lanes[c] + lanes[size_table + c] + lanes[2 * size_table + c] + lanes[3 * size_table + c]
+        # rows not stored in the column are in bin 0: the rest of each code's rows
         for p in range(n_codes):
-            marginal[b * size + projection[p]] += table[b * n_codes + p]
-    acc = 0
-    for c in range(n_bins * size):
-        acc += xlogx[marginal[c]]
-    return ((xlogx[n_samples] - acc) / FIXED_SCALE) / n_samples
+            moved = 0
+            for b in range(1, n_bins):
+                moved += table[b * n_codes + p]
+            table[p] = base[p] - moved
+        marginal = np.empty(n_bins * max_size, np.int64)
+        for q in range(n_projections):
+            size = projection_sizes[q]
+            if size == n_codes:  # the full table (projections keep digit order)
+                acc = 0
+                for c in range(size_table):
+                    acc += xlogx[table[c]]
+                out[t, q] = ((xlogx[n_samples] - acc) / FIXED_SCALE) / n_samples
+                continue
+            for c in range(n_bins * size):
+                marginal[c] = 0
+            for b in range(n_bins):
+                for p in range(n_codes):
+                    marginal[b * size + projection[q, p]] += table[b * n_codes + p]
+            acc = 0
+            for c in range(n_bins * size):
+                acc += xlogx[marginal[c]]
+            out[t, q] = ((xlogx[n_samples] - acc) / FIXED_SCALE) / n_samples
 
 
 @numba.njit(parallel=True, cache=True)
@@ -381,21 +314,14 @@ def column_tables(indptr, labelled, n_classes, base, out):
     """
     n_cols = indptr.shape[0] - 1
     width = out.shape[1]
-    workers, block = work_blocks(n_cols, 1)
-    next_column = np.zeros(1, np.int64)
-    for _ in numba.prange(workers):
-        while True:
-            first = claim(next_column, block)
-            if first >= n_cols:
-                break
-            for j in range(first, min(first + block, n_cols)):
-                for s in range(indptr[j], indptr[j + 1]):
-                    out[j, labelled[s]] += 1
-                for label in range(n_classes):
-                    moved = 0
-                    for c in range(n_classes + label, width, n_classes):
-                        moved += out[j, c]
-                    out[j, label] = base[label] - moved
+    for j in numba.prange(n_cols):
+        for s in range(indptr[j], indptr[j + 1]):
+            out[j, labelled[s]] += 1
+        for label in range(n_classes):
+            moved = 0
+            for c in range(n_classes + label, width, n_classes):
+                moved += out[j, c]
+            out[j, label] = base[label] - moved
 
 
 @numba.njit(parallel=True, cache=True)
@@ -407,43 +333,27 @@ def pair_tables(indptr_r, cells_r, rows, row_bins, row_codes, slab, n_codes, out
     by row (CSR order), the cell ``column * n_bins + bin`` of each stored
     value. ``out[chunk]`` is laid out as slabs (a - 1, code) of ``slab`` =
     n_features x n_bins counts, so that the stored values of one row are
-    added in ascending column order within one slab. Each of the
-    ``out.shape[0]`` copies is filled by one thread with the blocks of rows
-    it claims; the reader sums them, and the sums do not depend on which
-    thread counted which row.
+    added in ascending column order within one slab; every chunk of rows has
+    its own copy (summed by the reader).
     """
-    n_tables = out.shape[0]
+    n_chunks = out.shape[0]
     n_rows = rows.shape[0]
-    workers, block = work_blocks(n_rows, ROW_BLOCK)
-    if workers > n_tables:
-        workers = n_tables
-    next_row = np.zeros(1, np.int64)
-    for worker in numba.prange(workers):
-        table = out[worker]
-        while True:
-            first = claim(next_row, block)
-            if first >= n_rows:
-                break
-            for i in range(first, min(first + block, n_rows)):
-                r = rows[i]
-                offset = ((row_bins[i] - 1) * n_codes + row_codes[i]) * slab
-                for s in range(indptr_r[r], indptr_r[r + 1]):
-                    table[offset + cells_r[s]] += 1
+    for chunk in numba.prange(n_chunks):
+        lo = chunk * n_rows // n_chunks
+        hi = (chunk + 1) * n_rows // n_chunks
+        table = out[chunk]
+        for i in range(lo, hi):
+            r = rows[i]
+            offset = ((row_bins[i] - 1) * n_codes + row_codes[i]) * slab
+            for s in range(indptr_r[r], indptr_r[r + 1]):
+                table[offset + cells_r[s]] += 1
 
 
 @numba.njit(parallel=True, cache=True)
 def cell_indices(indices, data, n_bins, out):
     """``out[s] = indices[s] * n_bins + data[s]``: the (column, bin) cell of each stored value."""
-    n_values = data.shape[0]
-    workers, block = work_blocks(n_values, VALUE_BLOCK)
-    next_value = np.zeros(1, np.int64)
-    for _ in numba.prange(workers):
-        while True:
-            first = claim(next_value, block)
-            if first >= n_values:
-                break
-            for s in range(first, min(first + block, n_values)):
-                out[s] = indices[s] * n_bins + data[s]
+    for s in numba.prange(data.shape[0]):
+        out[s] = indices[s] * n_bins + data[s]
 
 
 @numba.njit(parallel=True, cache=True)
@@ -457,59 +367,40 @@ def pair_entropies(pairs, reference, count_s, columns, n_features, n_bins, n_cod
     the same fixed-point sums as ``candidate_entropies``, so they are equal
     to the bit.
     """
-    slab = n_features * n_bins
-    n_columns = columns.shape[0]
-    workers, block = work_blocks(n_columns, 1)
-    next_column = np.zeros(1, np.int64)
-    for _ in numba.prange(workers):
-        table = np.empty(n_bins * n_bins * n_codes, np.int64)  # (b, a, code)
-        while True:
-            first = claim(next_column, block)
-            if first >= n_columns:
-                break
-            for t in range(first, min(first + block, n_columns)):
-                h_pair, h_full = _pair_column(
-                    columns[t], pairs, reference, count_s, slab, n_bins, n_codes, xlogx, n_samples, table
-                )
-                out[t, 0] = h_pair
-                out[t, 1] = h_full
-
-
-@numba.njit(cache=True)
-def _pair_column(j, pairs, reference, count_s, slab, n_bins, n_codes, xlogx, n_samples, table):
-    """(H(x_j, s), H(x_j, s, code)) of one candidate j (see ``pair_entropies``); ``table`` is scratch."""
     n_chunks = pairs.shape[0]
-    for a in range(1, n_bins):
-        for code in range(n_codes):
-            offset = ((a - 1) * n_codes + code) * slab + j * n_bins
-            stored = 0
-            for b in range(1, n_bins):
-                total = 0
-                for chunk in range(n_chunks):
-                    total += pairs[chunk, offset + b]
-                table[(b * n_bins + a) * n_codes + code] = total
-                stored += total
-            table[a * n_codes + code] = count_s[a, code] - stored
-    for b in range(n_bins):
-        for code in range(n_codes):
-            rest = reference[j, b * n_codes + code]
-            for a in range(1, n_bins):
-                rest -= table[(b * n_bins + a) * n_codes + code]
-            table[(b * n_bins) * n_codes + code] = rest
-    acc_full = 0
-    acc_pair = 0
-    for b in range(n_bins):
-        for a in range(n_bins):
-            cell = 0
+    slab = n_features * n_bins
+    for t in numba.prange(columns.shape[0]):
+        j = columns[t]
+        table = np.empty(n_bins * n_bins * n_codes, np.int64)  # (b, a, code)
+        for a in range(1, n_bins):
             for code in range(n_codes):
-                value = table[(b * n_bins + a) * n_codes + code]
-                cell += value
-                acc_full += xlogx[value]
-            acc_pair += xlogx[cell]
-    return (
-        ((xlogx[n_samples] - acc_pair) / FIXED_SCALE) / n_samples,
-        ((xlogx[n_samples] - acc_full) / FIXED_SCALE) / n_samples,
-    )
+                offset = ((a - 1) * n_codes + code) * slab + j * n_bins
+                stored = 0
+                for b in range(1, n_bins):
+                    total = 0
+                    for chunk in range(n_chunks):
+                        total += pairs[chunk, offset + b]
+                    table[(b * n_bins + a) * n_codes + code] = total
+                    stored += total
+                table[a * n_codes + code] = count_s[a, code] - stored
+        for b in range(n_bins):
+            for code in range(n_codes):
+                rest = reference[j, b * n_codes + code]
+                for a in range(1, n_bins):
+                    rest -= table[(b * n_bins + a) * n_codes + code]
+                table[(b * n_bins) * n_codes + code] = rest
+        acc_full = 0
+        acc_pair = 0
+        for b in range(n_bins):
+            for a in range(n_bins):
+                cell = 0
+                for code in range(n_codes):
+                    value = table[(b * n_bins + a) * n_codes + code]
+                    cell += value
+                    acc_full += xlogx[value]
+                acc_pair += xlogx[cell]
+        out[t, 0] = ((xlogx[n_samples] - acc_pair) / FIXED_SCALE) / n_samples
+        out[t, 1] = ((xlogx[n_samples] - acc_full) / FIXED_SCALE) / n_samples
 
 
 @numba.njit(parallel=True, cache=True)
@@ -562,37 +453,24 @@ def value_counts_by_column(indptr, data, values, counts, n_distinct):
     values as stored ones) and their number into ``n_distinct[j]``.
     """
     n_cols = indptr.shape[0] - 1
-    workers, block = work_blocks(n_cols, 1)
-    next_column = np.zeros(1, np.int64)
-    for _ in numba.prange(workers):
-        while True:
-            first = claim(next_column, block)
-            if first >= n_cols:
-                break
-            for j in range(first, min(first + block, n_cols)):
-                _value_counts_of_column(j, indptr, data, values, counts, n_distinct)
-
-
-@numba.njit(cache=True)
-def _value_counts_of_column(j, indptr, data, values, counts, n_distinct):
-    """Distinct values and counts of column j (see ``value_counts_by_column``)."""
-    start = indptr[j]
-    stop = indptr[j + 1]
-    if stop == start:
-        n_distinct[j] = 0
-        return
-    col = np.sort(data[start:stop].astype(np.float64))
-    t = start
-    values[t] = col[0]
-    counts[t] = 1
-    for s in range(1, col.shape[0]):
-        if col[s] != col[s - 1]:
-            t += 1
-            values[t] = col[s]
-            counts[t] = 1
-        else:
-            counts[t] += 1
-    n_distinct[j] = t - start + 1
+    for j in numba.prange(n_cols):
+        start = indptr[j]
+        stop = indptr[j + 1]
+        if stop == start:
+            n_distinct[j] = 0
+            continue
+        col = np.sort(data[start:stop].astype(np.float64))
+        t = start
+        values[t] = col[0]
+        counts[t] = 1
+        for s in range(1, col.shape[0]):
+            if col[s] != col[s - 1]:
+                t += 1
+                values[t] = col[s]
+                counts[t] = 1
+            else:
+                counts[t] += 1
+        n_distinct[j] = t - start + 1
 
 
 @numba.njit(parallel=True, cache=True)
@@ -605,39 +483,26 @@ def edges_from_value_counts(offsets, values, counts, n_rows, n_bins, edges, n_ed
     those of the in-memory ``discretize_csc`` to the bit.
     """
     n_cols = offsets.shape[0] - 1
-    workers, block = work_blocks(n_cols, 1)
-    next_column = np.zeros(1, np.int64)
-    for _ in numba.prange(workers):
-        while True:
-            first = claim(next_column, block)
-            if first >= n_cols:
-                break
-            for j in range(first, min(first + block, n_cols)):
-                _edges_of_column(j, offsets, values, counts, n_rows, n_bins, edges, n_edges)
-
-
-@numba.njit(cache=True)
-def _edges_of_column(j, offsets, values, counts, n_rows, n_bins, edges, n_edges):
-    """Edges of column j from its merged (value, count) list (see ``edges_from_value_counts``)."""
-    start = offsets[j]
-    stop = offsets[j + 1]
-    if stop == start:
-        n_edges[j] = 0
-        return
-    stored = 0
-    for t in range(start, stop):
-        stored += counts[t]
-    first = 1 if values[start] == 0.0 else 0  # stored zeros join the implicit ones
-    size = stop - start - first + 1
-    column_values = np.empty(size, np.float64)
-    cumulative = np.empty(size, np.int64)
-    column_values[0] = 0.0
-    cumulative[0] = n_rows - stored + (counts[start] if first == 1 else 0)
-    for t in range(start + first, stop):
-        i = t - start - first + 1
-        column_values[i] = values[t]
-        cumulative[i] = cumulative[i - 1] + counts[t]
-    n_edges[j] = column_edges_from_counts(column_values, cumulative, n_bins, edges[j])
+    for j in numba.prange(n_cols):
+        start = offsets[j]
+        stop = offsets[j + 1]
+        if stop == start:
+            n_edges[j] = 0
+            continue
+        stored = 0
+        for t in range(start, stop):
+            stored += counts[t]
+        first = 1 if values[start] == 0.0 else 0  # stored zeros join the implicit ones
+        size = stop - start - first + 1
+        column_values = np.empty(size, np.float64)
+        cumulative = np.empty(size, np.int64)
+        column_values[0] = 0.0
+        cumulative[0] = n_rows - stored + (counts[start] if first == 1 else 0)
+        for t in range(start + first, stop):
+            i = t - start - first + 1
+            column_values[i] = values[t]
+            cumulative[i] = cumulative[i - 1] + counts[t]
+        n_edges[j] = column_edges_from_counts(column_values, cumulative, n_bins, edges[j])
 
 
 @numba.njit(cache=True)
@@ -698,23 +563,15 @@ def bins_of_feature(indptr, cells, feature, n_bins, out):
 @numba.njit(parallel=True, cache=True)
 def table_entropies(reference, n_bins, n_codes, xlogx, n_samples, out):
     """H(x_j) and H(x_j, code) from complete tables ``reference[j, b * n_codes + code]``."""
-    n_cols = reference.shape[0]
-    workers, block = work_blocks(n_cols, 1)
-    next_column = np.zeros(1, np.int64)
-    for _ in numba.prange(workers):
-        while True:
-            first = claim(next_column, block)
-            if first >= n_cols:
-                break
-            for j in range(first, min(first + block, n_cols)):
-                acc_joint = 0
-                acc_alone = 0
-                for b in range(n_bins):
-                    cell = 0
-                    for code in range(n_codes):
-                        value = reference[j, b * n_codes + code]
-                        cell += value
-                        acc_joint += xlogx[value]
-                    acc_alone += xlogx[cell]
-                out[j, 0] = ((xlogx[n_samples] - acc_alone) / FIXED_SCALE) / n_samples
-                out[j, 1] = ((xlogx[n_samples] - acc_joint) / FIXED_SCALE) / n_samples
+    for j in numba.prange(reference.shape[0]):
+        acc_joint = 0
+        acc_alone = 0
+        for b in range(n_bins):
+            cell = 0
+            for code in range(n_codes):
+                value = reference[j, b * n_codes + code]
+                cell += value
+                acc_joint += xlogx[value]
+            acc_alone += xlogx[cell]
+        out[j, 0] = ((xlogx[n_samples] - acc_alone) / FIXED_SCALE) / n_samples
+        out[j, 1] = ((xlogx[n_samples] - acc_joint) / FIXED_SCALE) / n_samples

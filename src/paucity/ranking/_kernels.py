@@ -4,16 +4,13 @@ Each has a NumPy reference in ``tests/ranking/test_kernels.py``.
 
 The parallel sums are taken over blocks of ``SUM_BLOCK`` pairs whose bounds do
 not depend on the number of threads, then added in block order, so a loss has
-the same bits on any number of threads; the threads claim blocks as they go
-(``paucity._parallel``), so one slowed down by another process does fewer.
+the same bits on any number of threads.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
-
-from .._parallel import claim, work_blocks
 
 #: Pairs per block of a parallel sum (fixed, so that the sum is too).
 SUM_BLOCK = 2048
@@ -29,56 +26,62 @@ def btl_pair_terms(low, high, low_wins, high_wins, v, slope, curvature):  # prag
     """
     n_pairs = len(low)
     n_blocks = -(-n_pairs // SUM_BLOCK)
-    partial = np.zeros(n_blocks)
-    workers, step = work_blocks(n_blocks, 1)
-    next_block = np.zeros(1, np.int64)
-    for _ in numba.prange(workers):
-        while True:
-            first = claim(next_block, step)
-            if first >= n_blocks:
-                break
-            for b in range(first, min(first + step, n_blocks)):
-                total = 0.0
-                for e in range(b * SUM_BLOCK, min((b + 1) * SUM_BLOCK, n_pairs)):
-                    delta = v[low[e]] - v[high[e]]
-                    # log(1 + e^δ) and the logistic σ(δ) from one exponential, without overflow
-                    small = np.exp(-abs(delta))
-                    if delta > 0:
-                        soft_pos = delta + np.log1p(small)
-                        sigma = 1.0 / (1.0 + small)
-                    else:
-                        soft_pos = np.log1p(small)
-                        sigma = small / (1.0 + small)
-                    soft_neg = soft_pos - delta
-                    n_pair = low_wins[e] + high_wins[e]
-                    total += low_wins[e] * soft_neg + high_wins[e] * soft_pos
-                    slope[e] = n_pair * sigma - low_wins[e]
-                    curvature[e] = n_pair * sigma * (1.0 - sigma)
-                partial[b] = total
+    partial = np.empty(n_blocks)
+    for b in numba.prange(n_blocks):
+        lo = b * SUM_BLOCK
+        hi = min(lo + SUM_BLOCK, n_pairs)
+        partial[b] = _pair_terms_block(
+            low[lo:hi], high[lo:hi], low_wins[lo:hi], high_wins[lo:hi], v, slope[lo:hi], curvature[lo:hi]
+        )
     return _in_order(partial)
+
+
+# error_model="numpy": no zero-division checks (no denominator here can be 0), which keep the loop as fast as
+# numba's own parallel loop
+@numba.njit(cache=True, error_model="numpy")
+def _pair_terms_block(low, high, low_wins, high_wins, v, slope, curvature):  # pragma: no cover - compiled
+    """One block of ``btl_pair_terms``: its loss, and the slopes and curvatures of its pairs."""
+    total = 0.0
+    for e in range(len(low)):
+        delta = v[low[e]] - v[high[e]]
+        # log(1 + e^δ) and the logistic σ(δ) from one exponential, without overflow
+        small = np.exp(-abs(delta))
+        if delta > 0:
+            soft_pos = delta + np.log1p(small)
+            sigma = 1.0 / (1.0 + small)
+        else:
+            soft_pos = np.log1p(small)
+            sigma = small / (1.0 + small)
+        soft_neg = soft_pos - delta
+        n_pair = low_wins[e] + high_wins[e]
+        total += low_wins[e] * soft_neg + high_wins[e] * soft_pos
+        slope[e] = n_pair * sigma - low_wins[e]
+        curvature[e] = n_pair * sigma * (1.0 - sigma)
+    return total
 
 
 @numba.njit(cache=True, parallel=True)
 def btl_loss(low, high, low_wins, high_wins, v):  # pragma: no cover - compiled
-    """The negative log-likelihood alone (summed by blocks as ``btl_pair_terms``)."""
+    """The negative log-likelihood alone (for line searches), summed by blocks as ``btl_pair_terms``."""
     n_pairs = len(low)
     n_blocks = -(-n_pairs // SUM_BLOCK)
-    partial = np.zeros(n_blocks)
-    workers, step = work_blocks(n_blocks, 1)
-    next_block = np.zeros(1, np.int64)
-    for _ in numba.prange(workers):
-        while True:
-            first = claim(next_block, step)
-            if first >= n_blocks:
-                break
-            for b in range(first, min(first + step, n_blocks)):
-                total = 0.0
-                for e in range(b * SUM_BLOCK, min((b + 1) * SUM_BLOCK, n_pairs)):
-                    delta = v[low[e]] - v[high[e]]
-                    soft_pos = max(delta, 0.0) + np.log1p(np.exp(-abs(delta)))
-                    total += low_wins[e] * (soft_pos - delta) + high_wins[e] * soft_pos
-                partial[b] = total
+    partial = np.empty(n_blocks)
+    for b in numba.prange(n_blocks):
+        lo = b * SUM_BLOCK
+        hi = min(lo + SUM_BLOCK, n_pairs)
+        partial[b] = _loss_block(low[lo:hi], high[lo:hi], low_wins[lo:hi], high_wins[lo:hi], v)
     return _in_order(partial)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _loss_block(low, high, low_wins, high_wins, v):  # pragma: no cover - compiled
+    """One block of ``btl_loss``."""
+    total = 0.0
+    for e in range(len(low)):
+        delta = v[low[e]] - v[high[e]]
+        soft_pos = max(delta, 0.0) + np.log1p(np.exp(-abs(delta)))
+        total += low_wins[e] * (soft_pos - delta) + high_wins[e] * soft_pos
+    return total
 
 
 @numba.njit(cache=True)
