@@ -1,0 +1,130 @@
+"""Reproductions of the runs of the marker benchmark page (``docs/markers-benchmark.md``; seed 000, §2.6).
+
+Run with paucity's development Python from the repository root::
+
+    python experiments/markers.py all            # the three runs of the page
+    python experiments/markers.py pbmc           # one run
+    python experiments/markers.py all --quick    # 2 folds, 2 marker counts, the synthetic data 10x smaller
+
+Runs (each through :func:`paucity.markers.benchmark.run_benchmark_adata`,
+the function behind ``paucity markers-benchmark``, with its defaults: 5
+stratified folds, seed 0, both classifiers, 5 bins, the MIM prefilter of
+5,000 genes, the top 100 genes for I(x_i; x_j; y)):
+
+``pbmc``
+    scanpy's ``pbmc68k_reduced`` (700 cells, 765 genes, 10 ``bulk_labels``);
+    its ``.raw`` holds log-normalized values, which ``expm1`` turns back into
+    normalized counts. The default methods, n = 5, 10, 20, 50.
+``synthetic``
+    ``make_scrna_counts(5000, 1000, random_state=0)`` (10 cell types, 300
+    marker genes). The default methods, n = 5, 10, 20, 50, 100.
+``objectives``
+    The PBMC data with every paucity objective in both modes, the
+    unsupervised ones and the random floor, n = 10, 20, 50.
+
+Each run's folder (``--out``, default ``experiments/_runs/markers/``, not
+kept in the repository) receives what the command line writes
+(``results.csv``, ``overlap.csv``, ``runtimes.csv``, ``interactions.csv``,
+``summary.md``, the figures, one JSON file per result); a rerun resumes from
+it. Unless ``--quick``, the tidy table is also written to
+``experiments/results/markers_NAME.csv`` and the figures of ``pbmc`` and
+``synthetic`` to ``docs/figures/markers-benchmark-{pbmc68k,synthetic}-*.png``.
+Run times depend on the machine; the error rates do not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIGURES = ROOT / "docs" / "figures"
+RESULTS = ROOT / "experiments" / "results"
+RUNS_FOLDER = ROOT / "experiments" / "_runs" / "markers"
+SEED = 0
+ALL_OBJECTIVES = (
+    "mim", "mifs", "mrmr", "jmi", "cife", "degree",
+    "mim-binary", "mifs-binary", "mrmr-binary", "jmi-binary", "cife-binary", "degree-binary",
+    "entropy", "entropy2", "random",
+)
+
+
+def pbmc68k():
+    """scanpy's ``pbmc68k_reduced`` as counts: ``expm1`` of its log-normalized ``.raw``, with ``bulk_labels``."""
+    import anndata
+    import scanpy as sc
+
+    pbmc = sc.datasets.pbmc68k_reduced()
+    return anndata.AnnData(pbmc.raw.X.expm1(), obs=pbmc.obs[["bulk_labels"]], var=pbmc.raw.var[[]])
+
+
+def synthetic(quick: bool = False):
+    """``make_scrna_counts(5000, 1000, random_state=0)`` as an AnnData (500 x 1000 with ``--quick``)."""
+    from paucity.datasets import make_scrna_counts
+
+    return make_scrna_counts(500 if quick else 5000, 1000, random_state=SEED).to_anndata()
+
+
+RUNS = {
+    # name: (data, groupby, n_markers, methods (None: the defaults), figure tag in docs/figures)
+    "pbmc": (lambda quick: pbmc68k(), "bulk_labels", (5, 10, 20, 50), None, "pbmc68k"),
+    "synthetic": (synthetic, "cell_type", (5, 10, 20, 50, 100), None, "synthetic"),
+    "objectives": (lambda quick: pbmc68k(), "bulk_labels", (10, 20, 50), ALL_OBJECTIVES, None),
+}
+
+
+def run(name: str, out: Path, *, quick: bool = False, n_jobs: int | None = None, record: bool = True, progress: bool = True):
+    """One run of the page: the benchmark, its figures and summary in ``out/name``; returns the result.
+
+    With ``record`` (and not ``quick``), the tidy table also goes to
+    ``experiments/results/markers_NAME.csv`` and the figures to ``docs/figures``.
+    """
+    from paucity import io
+    from paucity.markers.benchmark import DEFAULT_METHODS, run_benchmark_adata
+    from paucity.markers.benchmark.plots import report_markdown, write_figures
+
+    make_data, groupby, n_markers, methods, tag = RUNS[name]
+    folder = out / (f"{name}-quick" if quick else name)
+    result = run_benchmark_adata(
+        make_data(quick),
+        groupby,
+        n_markers=n_markers[:2] if quick else n_markers,
+        n_folds=2 if quick else 5,
+        methods=DEFAULT_METHODS if methods is None else methods,
+        random_state=SEED,
+        out=folder,
+        n_jobs=n_jobs,
+        progress=progress,
+    )
+    figures = write_figures(result, folder)
+    io.write_text(report_markdown(result, figures, title=f"Marker benchmark: {name}"), folder / "summary.md")
+    if record and not quick:
+        io.write_csv(result.table, RESULTS / f"markers_{name}.csv", index=False)
+        for figure, path in figures.items() if tag is not None else ():
+            shutil.copyfile(path, FIGURES / f"markers-benchmark-{tag}-{figure.replace('_', '-')}.png")
+    return result
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="*", default=["all"], choices=[*RUNS, "all"], help="which runs (default all)")
+    parser.add_argument("--out", type=Path, default=RUNS_FOLDER, help="folder of the run folders (a rerun resumes)")
+    parser.add_argument("--quick", action="store_true", help="2 folds, 2 marker counts, 500 synthetic cells")
+    parser.add_argument("--n-jobs", type=int, default=None, help="threads (the results do not depend on it)")
+    args = parser.parse_args(argv)
+    names = list(RUNS) if "all" in args.runs else list(dict.fromkeys(args.runs))
+    from paucity.markers.benchmark.plots import error_table
+
+    for name in names:
+        result = run(name, args.out, quick=args.quick, n_jobs=args.n_jobs)
+        for classifier in result.table["classifier"].unique():
+            print(f"\n{name}, {classifier.replace('_', ' ')}: mean error over {result.table['fold'].nunique()} folds")
+            print(error_table(result.table, classifier).to_string())
+        if result.interactions is not None:
+            print(f"I(x_i; x_j; y) < 0 for {100 * result.interactions.negative_fraction:.1f}% of "
+                  f"{result.interactions.values.size} pairs")
+
+
+if __name__ == "__main__":
+    main()
