@@ -6,7 +6,9 @@ Every ``paucity`` command is a :class:`PaucityCommand`:
   exit code 2;
 - an old spelling of a renamed option (:data:`~paucity.cli._options.DEPRECATED_OPTIONS`)
   is rewritten to the new one, with a warning on stderr;
-- Ctrl-C prints ``interrupted`` and exits with 130.
+- Ctrl-C prints ``interrupted`` and exits with 130;
+- warnings (paucity's oddities, deprecations) are one ``warning: ...`` line
+  on stderr each, shown as they happen.
 
 Inside a command, :func:`one_line_errors` turns paucity's errors into the
 same one-line form with exit code 2.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import warnings
 
 import typer
 from typer.core import TyperCommand
@@ -76,11 +79,23 @@ class PaucityCommand(TyperCommand):
 
     def invoke(self, ctx):
         try:
-            with _one_line_usage(self.name):  # values are converted to their types here
+            with _one_line_usage(self.name), warnings_in_one_line():  # values are converted to their types here
                 return super().invoke(ctx)
         except KeyboardInterrupt:
             print("interrupted", file=sys.stderr)
             raise typer.Exit(code=EXIT_INTERRUPTED) from None
+
+
+@contextlib.contextmanager
+def warnings_in_one_line():
+    """Show each warning as ``warning: <message>`` on stderr when it is raised, as errors are shown."""
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"warning: {message}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
 
 
 # typer raises click's UsageError, or its own copy of click's where it ships one

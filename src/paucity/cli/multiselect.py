@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import sys
-import warnings
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from .._errors import InputError, PaucityWarning
+from .._errors import InputError
 from ._command import one_line_errors
 
 __all__ = ["multiselect"]
@@ -107,7 +104,7 @@ def multiselect(
     from ..judgments import Judgments, plan
     from ._options import quiet
 
-    with one_line_errors(), _warnings_in_one_line():
+    with one_line_errors():
         io.check_output_path(out, option="--out")
         columns = {"object": object_column, "attribute": attribute_column, "value": value_column}
         training = Judgments.read(judgments, **columns)
@@ -129,21 +126,6 @@ def multiselect(
         io.write_text(json.dumps(report, indent=2, allow_nan=False) + "\n", out)
     if not quiet():
         _summary(result, out)
-
-
-@contextlib.contextmanager
-def _warnings_in_one_line():
-    """Show paucity's warnings as ``warning: ...`` lines on stderr, as the errors are shown."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PaucityWarning)
-        try:
-            yield
-        finally:
-            for warning in caught:
-                if issubclass(warning.category, PaucityWarning):
-                    print(f"warning: {warning.message}", file=sys.stderr)
-                else:
-                    warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
 
 
 # -- reading the inputs ----------------------------------------------------------------------------

@@ -15,8 +15,12 @@ import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .._errors import ParameterError
+
+if TYPE_CHECKING:  # pandas is imported by whoever passes a DataFrame
+    import pandas
 
 __all__ = ["atomic_path", "check_output_path", "write_csv", "write_text", "write_figure"]
 
@@ -107,7 +111,7 @@ def atomic_path(path) -> Iterator[Path]:
         tmp.unlink(missing_ok=True)
 
 
-def write_csv(df: pd.DataFrame, path, **kwargs) -> None:
+def write_csv(df: "pandas.DataFrame", path, **kwargs) -> None:
     """Write a DataFrame with :meth:`pandas.DataFrame.to_csv`, atomically.
 
     Keyword arguments go to ``to_csv``; a ``.gz`` path is compressed.
