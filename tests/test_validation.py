@@ -88,7 +88,7 @@ def test_messages_say_what_and_how():
         check_discrete_matrix(np.array([[256.0]]))
     with pytest.raises(InputError, match="non-integer"):
         check_discrete_matrix(np.array([[1.5]]))
-    with pytest.raises(ParameterError, match="unknown mode 'x'; expected one of 'a', 'b'"):
+    with pytest.raises(ParameterError, match="mode must be one of 'a', 'b', got 'x'"):
         check_choice("x", ("a", "b"), "mode")
     with pytest.raises(ParameterError, match="random_state"):
         check_random_state("seed")

@@ -254,24 +254,14 @@ def check_labels(y, n_samples: int, *, name: str = "y", min_classes: int = 2, sa
 
 
 def check_positive_int(value, name: str, *, minimum: int = 1, maximum: int | None = None, maximum_name: str = ""):
-    """Check that value is an integer in [minimum, maximum]."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ParameterError(f"{name} must be an integer, got {value!r}.")
-    value = int(value)
-    if value < minimum:
-        raise ParameterError(f"{name} must be at least {minimum}, got {value}.")
-    if maximum is not None and value > maximum:
-        raise ParameterError(f"{name}={value} is larger than {maximum_name or 'its maximum'} ({maximum}).")
-    return value
+    """Check that value is an integer in [minimum, maximum]; :func:`check_parameter` with one :class:`Interval`."""
+    hint = f"The largest is {maximum_name}." if maximum is not None and maximum_name else None
+    return int(check_parameter(value, name, [Interval(numbers.Integral, minimum, maximum)], hint=hint))
 
 
 def check_choice(value, choices, name: str):
-    """Check that value is one of choices (strings compared in lower case)."""
-    key = value.lower() if isinstance(value, str) else value
-    if key not in choices:
-        listed = ", ".join(repr(c) for c in choices)
-        raise ParameterError(f"unknown {name} {value!r}; expected one of {listed}.")
-    return key
+    """Check that value is one of choices (strings compared in lower case); :func:`check_parameter` with :class:`Options`."""
+    return check_parameter(value, name, [Options(*choices)])
 
 
 def check_random_state(random_state, name: str = "random_state") -> np.random.Generator:
@@ -423,7 +413,7 @@ def _describe(constraint) -> str:
     return "None" if constraint is None else constraint.describe()
 
 
-def check_parameter(value, name: str, constraints, *, owner: str | None = None):
+def check_parameter(value, name: str, constraints, *, owner: str | None = None, hint: str | None = None):
     """Check one value against a list of constraints (any one may hold); return it.
 
     Strings accepted by :class:`Options` come back in lower case.
@@ -439,6 +429,9 @@ def check_parameter(value, name: str, constraints, *, owner: str | None = None):
         ``RANDOM_STATE``, ``N_JOBS``, ``CALLABLE`` or ``None`` (the value None).
     owner : str, optional
         The estimator or function the parameter belongs to, named in the message.
+    hint : str, optional
+        How to fix it, appended to the message (what the parameter means, a
+        typical value).
 
     Examples
     --------
@@ -458,20 +451,26 @@ def check_parameter(value, name: str, constraints, *, owner: str | None = None):
             return value
     expected = " or ".join(_describe(c) for c in constraints)
     prefix = f"{owner}: " if owner else ""
-    raise ParameterError(f"{prefix}{name} must be {expected}, got {value!r}.")
+    suffix = f" {hint}" if hint else ""
+    shown = value.item() if isinstance(value, np.generic) else value  # 5, not np.int64(5)
+    raise ParameterError(f"{prefix}{name} must be {expected}, got {shown!r}.{suffix}")
 
 
 def validate_params(estimator) -> dict:
     """Check every parameter of ``estimator`` against its class's ``_parameter_constraints``.
 
     Call it once at the top of ``fit``. Parameters without a declared
-    constraint are not checked. Returns the parameters, strings accepted by
-    :class:`Options` in lower case.
+    constraint are not checked. A class may also declare
+    ``_parameter_hints = {name: "how to fix it"}``, appended to the message.
+    Returns the parameters, strings accepted by :class:`Options` in lower case.
     """
     constraints = getattr(type(estimator), "_parameter_constraints", {})
+    hints = getattr(type(estimator), "_parameter_hints", {})
     params = estimator.get_params(deep=False)
     owner = type(estimator).__name__
     return {
-        name: check_parameter(value, name, constraints[name], owner=owner) if name in constraints else value
+        name: check_parameter(value, name, constraints[name], owner=owner, hint=hints.get(name))
+        if name in constraints
+        else value
         for name, value in params.items()
     }

@@ -7,7 +7,6 @@ be made without ever holding a dense cells x genes array.
 
 from __future__ import annotations
 
-import math
 import numbers
 from dataclasses import dataclass
 
@@ -15,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._errors import ParameterError
-from .._validation import check_positive_int, check_random_state
+from .._validation import Interval, check_parameter, check_positive_int, check_random_state
 
 __all__ = ["SyntheticCounts", "make_scrna_counts"]
 
@@ -213,8 +212,18 @@ def make_scrna_counts(
     n_markers = check_positive_int(
         n_markers, "n_markers", minimum=0, maximum=n_genes, maximum_name="n_genes (marker genes are distinct genes)"
     )
-    density = _check_open_unit(density, "density")
-    dispersion = _check_positive_float(dispersion, "dispersion")
+    density = float(
+        check_parameter(
+            density, "density", [Interval(numbers.Real, 0, 1, closed="neither")], owner="make_scrna_counts",
+            hint="It is the fraction of non-zero entries, e.g. 0.12.",
+        )
+    )
+    dispersion = float(
+        check_parameter(
+            dispersion, "dispersion", [Interval(numbers.Real, 0, None, closed="neither")], owner="make_scrna_counts",
+            hint="Use a small value such as 0.01 for nearly Poisson counts.",
+        )
+    )
     rng = check_random_state(random_state)
 
     # Cell types: as balanced as possible, shuffled.
@@ -243,29 +252,6 @@ def make_scrna_counts(
 
     X = _draw_counts(rng, labels, means, p_zero, dispersion)
     return SyntheticCounts(X=X, labels=labels, marker_genes=marker_genes, means=means, dispersion=dispersion)
-
-
-def _check_open_unit(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ParameterError(f"{name} must be a number strictly between 0 and 1, got {value!r}.")
-    value = float(value)
-    if not (0.0 < value < 1.0):
-        raise ParameterError(
-            f"{name} must be strictly between 0 and 1 (a fraction of non-zero entries), got {value!r}."
-        )
-    return value
-
-
-def _check_positive_float(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ParameterError(f"{name} must be a positive number, got {value!r}.")
-    value = float(value)
-    if not (math.isfinite(value) and value > 0.0):
-        raise ParameterError(
-            f"{name} must be a finite number > 0, got {value!r}; "
-            "use a small value such as 0.01 for nearly Poisson counts."
-        )
-    return value
 
 
 def _prob_zero(means: np.ndarray, dispersion: float) -> np.ndarray:

@@ -63,8 +63,8 @@ def test_cli_split_across_jobs(tiny_h5ad, tmp_path):
     [
         (["--groupby", "kind"], "groupby 'kind' is not a column"),
         (["--groupby", "cell_type", "--n-markers", "5,ten"], "--n-markers must be whole numbers"),
-        (["--groupby", "cell_type", "--methods", "mim,magic"], "unknown benchmark method 'magic'"),
-        (["--groupby", "cell_type", "--classifiers", "svm"], "unknown classifier 'svm'"),
+        (["--groupby", "cell_type", "--methods", "mim,magic"], "'random', got 'magic'"),
+        (["--groupby", "cell_type", "--classifiers", "svm"], "classifier must be one of 'random_forest'"),
         (["--groupby", "cell_type", "--folds", "40"], "class 'type0' has 30 member(s), fewer than the 40 folds"),
         (["--groupby", "cell_type", "--n-markers", "2,300"], "asks for 300 markers but the data has 30 genes"),
         (["--groupby", "cell_type", "--seed", "-1"], "random_state must be a non-negative integer"),
