@@ -46,7 +46,7 @@ def markers(
     prefilter: int = typer.Option(5000, "--prefilter", help="Bivariate methods choose among this many top-MIM genes."),
     beta: Optional[float] = typer.Option(None, "--beta", help="Redundancy weight of --method mifs (default 1)."),
     degree: Optional[int] = typer.Option(None, "--degree", help="K of --method degree (default 2)."),
-    n_jobs: Optional[int] = typer.Option(None, "--n-jobs", help="Threads for the counting kernels (default: all cores)."),
+    n_jobs: Optional[int] = typer.Option(None, "--n-jobs", help="Most threads for the counting kernels (default: the idle cores)."),
     out: Path = typer.Option(Path("markers.csv"), "--out", "-o", help="Where to write the table of markers (CSV)."),
 ) -> None:
     """Select marker genes that together explain the cell labels.

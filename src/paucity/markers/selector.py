@@ -66,7 +66,8 @@ class InfoSelector(SelectorMixin, BaseEstimator):
         K of the "degree" objective, 1 is MIM and 2 is CIFE (2 when not
         given); an error with any other method.
     n_jobs : int or None, default=None
-        Threads for the counting kernels (None or -1: all cores). The
+        The most threads the counting kernels use (None or -1: every
+        core); fewer run when other processes keep cores busy. The
         selection does not depend on it.
     progress : bool, default=False
         Show a progress bar over the greedy steps.

@@ -10,6 +10,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from .._errors import InputError, PaucityWarning
+from .._parallel import kernel_threads
 from .._validation import Interval, validate_params
 from . import _kernels
 from .base import Ranker, as_comparisons
@@ -87,7 +88,8 @@ def btl_maximum_likelihood(
     >>> round(float(result.log_weights[0] - result.log_weights[1]), 6)  # log 2
     0.693147
     """
-    with threadpool_limits(1, user_api="blas"):  # vector operations: threads only add synchronization
+    # vector operations: BLAS threads only add synchronization; the pair kernels take the cores left idle
+    with threadpool_limits(1, user_api="blas"), kernel_threads(None):
         return _newton(pairs, float(alpha), float(tol), int(max_iter))
 
 
