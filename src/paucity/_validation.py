@@ -159,8 +159,8 @@ def check_matrix(
 
 
 def _convert(X, sparse_format: str):
-    """X in CSC or CSR form; between the two, by the parallel transpose of paucity.info.layout."""
-    from .info.layout import to_csc, to_csr  # imported late: paucity.info imports this module
+    """X in CSC or CSR form; between the two, by the parallel transpose of paucity._sparse."""
+    from ._sparse import to_csc, to_csr  # numba compiles on first use only
 
     if X.format not in ("csr", "csc"):
         X = X.tocsr()

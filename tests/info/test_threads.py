@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from paucity.info import BinnedMatrix, _kernels, blocks, candidate_interactions, discretize
 from paucity.info.counts import PairCounter
-from paucity.info.layout import to_csc, to_csr
+from paucity._sparse import to_csc, to_csr
 
 ALL = numba.config.NUMBA_NUM_THREADS
 

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 from .._errors import InputError
 from . import _kernels
-from .layout import to_csc
+from .._sparse import to_csc
 
 __all__ = [
     "ValueCounts",

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _kernels
-from .layout import to_csr
+from .._sparse import to_csr
 
 __all__ = ["BinnedMatrix", "PairCounter", "candidate_interactions", "entropy_of_codes"]
 

@@ -3,7 +3,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paucity.info.layout import to_csc, to_csr
+from paucity._sparse import to_csc, to_csr
 
 
 @settings(max_examples=80, deadline=None)

@@ -1,4 +1,8 @@
-"""Switching a sparse matrix between row-major (CSR) and column-major (CSC) storage."""
+"""Switching a sparse matrix between row-major (CSR) and column-major (CSC) storage.
+
+Low-level and shared: :mod:`paucity._validation` and :mod:`paucity.info` both use it, so it depends on
+no capability.
+"""
 
 from __future__ import annotations
 
