@@ -406,7 +406,7 @@ def test_grouped_names():
         ({"y": [0.0, 1.0]}, ShapeMismatchError, "3 rows"),
         ({"y": [0.0, np.nan, 1.0]}, InputError, "NaN"),
         ({"group_size": 0}, ParameterError, "group_size"),
-        ({"group_size": 5}, ParameterError, "larger than"),
+        ({"group_size": 5}, ParameterError, r"group_size must be an integer in \[1, 4\], got 5. The largest is the number of columns of X"),
         ({"feature_names": ["a", "b"]}, ShapeMismatchError, "feature_names"),
         ({"feature_names": ["a", "b", "a", "b"], "group_size": 1}, ParameterError, "same name"),
         ({"X": np.zeros((3, 0))}, InputError, "empty"),
