@@ -11,6 +11,7 @@ PAGES = sorted(p for p in DOCS.glob("*.md") if "```python" in p.read_text())
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
 def test_python_blocks_run(page, tmp_path, monkeypatch):
+    """Each guide runs whole (up to 10 s for differences.md: real SPARDA fits on cells), as a reader would."""
     pytest.importorskip("scanpy")
     monkeypatch.chdir(tmp_path)
     blocks = re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S)

@@ -10,6 +10,7 @@ runner = CliRunner()
 
 
 def test_demo_writes_report_and_figure(tmp_path):
+    """The slowest fast test (about 10 s): every stop of the tour, end to end, as `make demo` runs it."""
     pytest.importorskip("scanpy")
     out = tmp_path / "demo"
     result = runner.invoke(app, ["demo", "--out", str(out), "-n", "5"])

@@ -121,6 +121,7 @@ def test_cv_chooses_lam_and_the_test_keeps_it(tables, tmp_path):
 
 
 def test_marginal_normalization_finds_a_change_in_correlation(tmp_path):
+    """About 4 s: two whole analyses with permutation tests through the command, with and without normalization."""
     rng = np.random.default_rng(1)
     columns = [f"f{j}" for j in range(5)]
     X = pd.DataFrame(rng.normal(size=(80, 5)), columns=columns)

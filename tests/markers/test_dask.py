@@ -67,6 +67,7 @@ def test_dask_errors(counts):
 
 
 def test_two_worker_cluster_equals_in_memory_and_survives_a_lost_worker(counts):
+    """Slow on purpose (about 8 s): a real two-process LocalCluster, and a worker killed mid-run."""
     distributed = pytest.importorskip("distributed")
     from paucity.info.distributed import DistributedBins
     from paucity.markers.greedy import select_features

@@ -57,6 +57,7 @@ def test_blocks_follow_positions():
 
 
 def test_two_worker_cluster_equals_single_machine_and_reports_bad_chunks():
+    """Slow on purpose (about 4 s): a real two-process LocalCluster, so pickling and scheduling are tested."""
     distributed = pytest.importorskip("distributed")
     comparisons = integer_comparisons(n=60, m=2000, seed=3)
     data = DaskComparisons.from_comparisons(comparisons, chunks=300, n_blocks=3)

@@ -61,6 +61,7 @@ def test_power_iteration_on_dask_converges_with_strong_regularization(league):
 
 
 def test_on_a_local_cluster(league):
+    """Slow on purpose (about 6 s): starting a real two-process LocalCluster is most of it."""
     expected = RankCentrality(regularization="uniform").fit(league).scores_.to_numpy()
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
