@@ -81,7 +81,7 @@ def _check_size(n_samples: int, name: str) -> None:
         )
 
 
-def _check_pair(X, Y, beta):
+def check_pair(X, Y, beta):
     """X and Y as float64 matrices with the same columns, and beta as a finite vector of that length."""
     X = check_matrix(X, name="X", nonnegative=False, sparse_format="csr", dtype=np.float64)
     Y = check_matrix(Y, name="Y", nonnegative=False, sparse_format="csr", dtype=np.float64)
@@ -105,7 +105,7 @@ def _check_pair(X, Y, beta):
     return X, Y, beta
 
 
-def _project(X, beta: np.ndarray) -> np.ndarray:
+def project_sample(X, beta: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.asarray(X @ beta, dtype=np.float64).ravel())
 
 
@@ -260,8 +260,8 @@ def wasserstein_gradient(X, Y, beta):
     >>> gradient.round(4)
     array([13.    , -0.6667])
     """
-    X, Y, beta = _check_pair(X, Y, beta)
-    return _wasserstein_value_and_gradient(X, Y, _project(X, beta), _project(Y, beta))
+    X, Y, beta = check_pair(X, Y, beta)
+    return _wasserstein_value_and_gradient(X, Y, project_sample(X, beta), project_sample(Y, beta))
 
 
 # -- the interface --------------------------------------------------------------------------------
@@ -293,9 +293,9 @@ class Divergence:
 
     def gradient(self, X, Y, beta):
         """``(value, gradient)``: D(βᵀX, βᵀY) and its (sub)gradient with respect to β."""
-        X, Y, beta = _check_pair(X, Y, beta)
+        X, Y, beta = check_pair(X, Y, beta)
         self._check_parameters()
-        return self._gradient(X, Y, _project(X, beta), _project(Y, beta))
+        return self._gradient(X, Y, project_sample(X, beta), project_sample(Y, beta))
 
     def _check_parameters(self) -> None:
         """Check the parameters stored by ``__init__`` (raises ParameterError)."""

@@ -210,7 +210,7 @@ def project_unit_trace_psd(B, *, return_decomposition: bool = False):
     if B.shape[0] != B.shape[1]:
         raise ShapeMismatchError(f"B must be square, got shape {B.shape}.")
     if not return_decomposition:
-        return _project_with_rank(B, None)[0]
+        return project_with_rank(B, None)[0]
     symmetric = 0.5 * (B + B.T)
     values, vectors = np.linalg.eigh(symmetric)
     values, vectors = values[::-1], vectors[:, ::-1]  # decreasing order
@@ -254,7 +254,7 @@ def _recompose(vectors: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return 0.5 * (matrix + matrix.T)
 
 
-def _project_with_rank(B: np.ndarray, rank_hint: int | None):
+def project_with_rank(B: np.ndarray, rank_hint: int | None):
     """:func:`project_unit_trace_psd` of a finite square array, and the rank of the projection."""
     weights, vectors = _top_eigenpairs(0.5 * (B + B.T), rank_hint)
     return _recompose(vectors, weights), int((weights > 0).sum())

@@ -24,7 +24,7 @@ from threadpoolctl import threadpool_limits
 
 from .._progress import progress_bar
 from .._validation import BOOLEAN, Interval, check_parameter, check_random_state
-from .projections import _project_with_rank, canonical_direction, pair_costs, soft_threshold, weighted_scatter
+from .projections import project_with_rank, canonical_direction, pair_costs, soft_threshold, weighted_scatter
 
 __all__ = ["RelaxResult", "relax"]
 
@@ -244,7 +244,7 @@ def _relax(X, Y, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patie
         if norm == 0:
             continue
         step = step_B / np.sqrt(iteration)
-        B, rank = _project_with_rank(B + step * grad_B / norm, rank)
+        B, rank = project_with_rank(B + step * grad_B / norm, rank)
         if lam > 0:
             B = soft_threshold(B, lam * step / norm)
     bar.advance(max_iter - iteration)  # stopped early: the bar's RELAX part is done

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._errors import InputError
 from .._validation import Interval, check_parameter
-from .divergences import Divergence, Wasserstein, _check_pair, _project
+from .divergences import Divergence, Wasserstein, check_pair, project_sample
 from .projections import canonical_direction
 
 __all__ = ["TightenResult", "tighten"]
@@ -123,11 +123,11 @@ def tighten(
         beta = beta / np.abs(beta).max()
         norm = np.linalg.norm(beta)
     beta = beta / norm
-    X, Y, beta = _check_pair(X, Y, beta)  # once: every step below reuses the validated matrices
+    X, Y, beta = check_pair(X, Y, beta)  # once: every step below reuses the validated matrices
     divergence._check_parameters()
 
     def evaluate(direction):
-        return divergence._gradient(X, Y, _project(X, direction), _project(Y, direction))
+        return divergence._gradient(X, Y, project_sample(X, direction), project_sample(Y, direction))
 
     value, gradient = evaluate(beta)
     best_value, best_beta = value, beta

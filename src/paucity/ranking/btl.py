@@ -14,7 +14,7 @@ from .._parallel import kernel_threads
 from .._validation import Interval, validate_params
 from . import _kernels
 from .base import Ranker, as_comparisons
-from .comparisons import Comparisons, PairTable, _shown
+from .comparisons import Comparisons, PairTable, shown_label
 
 __all__ = ["BTL", "BTLResult", "btl_maximum_likelihood"]
 
@@ -297,11 +297,11 @@ def _check_mle_exists(comparisons: Comparisons) -> None:
     losses = comparisons.loss_counts()
     labels = comparisons.items
     if ((wins == 0) & (losses == 0)).any():
-        example = f"item {_shown(labels[np.flatnonzero((wins == 0) & (losses == 0))[0]])} was never compared"
+        example = f"item {shown_label(labels[np.flatnonzero((wins == 0) & (losses == 0))[0]])} was never compared"
     elif (losses == 0).any():
-        example = f"item {_shown(labels[np.flatnonzero(losses == 0)[0]])} never lost"
+        example = f"item {shown_label(labels[np.flatnonzero(losses == 0)[0]])} never lost"
     elif (wins == 0).any():
-        example = f"item {_shown(labels[np.flatnonzero(wins == 0)[0]])} never won"
+        example = f"item {shown_label(labels[np.flatnonzero(wins == 0)[0]])} never won"
     else:
         example = "a group of items never lost to the rest"
     raise InputError(

@@ -125,13 +125,13 @@ def _general_codes(left, right, items):
         if (codes < 0).any():
             first = int(np.flatnonzero(codes < 0)[0])
             raise InputError(
-                f"{name} names item {_shown(labels_[first])} (comparison {first}) that is not in items; "
+                f"{name} names item {shown_label(labels_[first])} (comparison {first}) that is not in items; "
                 "add it to items or drop the comparison."
             )
     return item_index, codes_i, codes_j
 
 
-def _shown(label) -> str:
+def shown_label(label) -> str:
     """A label as users wrote it (numpy scalars shown as plain numbers)."""
     if isinstance(label, np.generic):
         label = label.item()
@@ -168,7 +168,7 @@ def _outcomes(y, n: int) -> np.ndarray:
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
         raise InputError(
-            f"y must be 0 (i preferred) or 1 (j preferred); comparison {first} has y = {_shown(array[first])}."
+            f"y must be 0 (i preferred) or 1 (j preferred); comparison {first} has y = {shown_label(array[first])}."
         )
     return array.astype(np.int8)
 
@@ -277,7 +277,7 @@ class Comparisons:
         if same.any():
             first = int(np.flatnonzero(same)[0])
             raise InputError(
-                f"comparison {first} compares item {_shown(left[first])} with itself; a comparison needs two different items."
+                f"comparison {first} compares item {shown_label(left[first])} with itself; a comparison needs two different items."
             )
         self.i = _frozen(codes_i.astype(np.int64))
         self.j = _frozen(codes_j.astype(np.int64))
@@ -421,7 +421,7 @@ class Comparisons:
     @cached_property
     def pairs(self) -> PairTable:
         """The distinct compared pairs with the weight each side won (see :class:`PairTable`)."""
-        return _pair_table(self.i, self.j, self.y, self.weights, self.n_items)
+        return pair_table(self.i, self.j, self.y, self.weights, self.n_items)
 
     def to_dataframe(self) -> pd.DataFrame:
         """The comparisons as a table of labels: columns i, j, y (and weight)."""
@@ -532,7 +532,7 @@ class PairTable:
         return int(connected_components(graph, directed=True, connection="strong")[0])
 
 
-def _pair_table(i, j, y, weights, n_items: int) -> PairTable:
+def pair_table(i, j, y, weights, n_items: int) -> PairTable:
     i = np.asarray(i)
     j = np.asarray(j)
     low = np.minimum(i, j)

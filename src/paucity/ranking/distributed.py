@@ -62,7 +62,7 @@ def _pair_index(lo: np.ndarray, hi: np.ndarray, n_blocks: int) -> np.ndarray:
 
 
 # -- tasks (run on the workers) ---------------------------------------------------------------------
-def _check_chunk(i, j, y, weights, offset: int, n_items: int):
+def check_chunk(i, j, y, weights, offset: int, n_items: int):
     """Validate one chunk; errors name the comparison by its index in the whole array."""
     i, j, y = np.asarray(i), np.asarray(j), np.asarray(y)
     for name, positions in (("i", i), ("j", j)):
@@ -111,7 +111,7 @@ def _route_chunk(i, j, y, weights, offset: int, n_items: int, bounds: np.ndarray
     (``D_k`` first, then ``D_l``), or, when that is smaller, their wins and
     losses already summed per item: the partial scores of this chunk.
     """
-    i, j, won, weights = _check_chunk(i, j, y, weights, offset, n_items)
+    i, j, won, weights = check_chunk(i, j, y, weights, offset, n_items)
     totals = (float(len(won)) if weights is None else float(np.sum(weights)), len(won))
     winners, losers = np.where(won, j, i), np.where(won, i, j)
     n_blocks = len(bounds) - 1

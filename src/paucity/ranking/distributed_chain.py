@@ -20,8 +20,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._errors import ParameterError
-from .comparisons import _pair_table
-from .distributed import DaskComparisons, _check_chunk
+from .comparisons import pair_table
+from .distributed import DaskComparisons, check_chunk
 from .transitions import TRANSITIONS, pair_rates
 
 __all__ = ["DistributedTransition", "distributed_transition"]
@@ -30,7 +30,7 @@ __all__ = ["DistributedTransition", "distributed_transition"]
 # -- tasks (run on the workers) ---------------------------------------------------------------------
 def _route(i, j, y, weights, offset: int, n_items: int, bounds: np.ndarray):
     """Split one chunk into the comparisons touching each block of items (a comparison goes to ≤ 2 blocks)."""
-    i, j, won, weights = _check_chunk(i, j, y, weights, offset, n_items)
+    i, j, won, weights = check_chunk(i, j, y, weights, offset, n_items)
     n_blocks = len(bounds) - 1
     block_i = np.searchsorted(bounds, i, side="right") - 1
     block_j = np.searchsorted(bounds, j, side="right") - 1
@@ -52,7 +52,7 @@ def _block(kind: str, n_items: int, start: int, stop: int, *pieces):
     j = np.concatenate([p[1] for p in parts])
     y = np.concatenate([p[2] for p in parts])
     weights = None if parts[0][3] is None else np.concatenate([p[3] for p in parts])
-    table = _pair_table(i, j, y, weights, n_items)
+    table = pair_table(i, j, y, weights, n_items)
     low, high = np.asarray(table.low), np.asarray(table.high)
     low_wins, high_wins = np.asarray(table.low_wins), np.asarray(table.high_wins)
     up, down = pair_rates(kind, low_wins, high_wins)  # "sampling" with uniform pair probabilities

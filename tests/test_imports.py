@@ -1,0 +1,111 @@
+"""Importing a capability costs only what it needs: no anndata or dask until a function asks for them."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import paucity
+
+CAPABILITIES = ["paucity", "paucity.info", "paucity.markers", "paucity.ranking", "paucity.differences",
+                "paucity.judgments", "paucity.datasets", "paucity.io"]
+
+
+@pytest.mark.parametrize("module", CAPABILITIES)
+def test_import_loads_neither_anndata_nor_dask(module):
+    code = (
+        f"import sys, importlib; importlib.import_module({module!r}); "
+        "loaded = [m for m in ('anndata', 'dask', 'distributed', 'scanpy') if m in sys.modules]; "
+        "assert not loaded, loaded"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+# --- the import graph of the package, read from the source -----------------------------------------------
+
+ROOT = Path(paucity.__file__).parent
+MODULES = {
+    ".".join(path.relative_to(ROOT.parent).with_suffix("").parts).removesuffix(".__init__"): path
+    for path in ROOT.rglob("*.py")
+}
+
+
+def _targets(current: str, node: ast.ImportFrom) -> tuple[str, set[str]]:
+    """The module a ``from ... import`` reads from, and the paucity modules it loads."""
+    package = current if MODULES[current].name == "__init__.py" else current.rsplit(".", 1)[0]
+    if node.level:
+        parts = package.split(".")
+        base = ".".join(parts[: len(parts) - (node.level - 1)])
+        source = f"{base}.{node.module}" if node.module else base
+    else:
+        source = node.module or ""
+    if not source.startswith("paucity"):
+        return source, set()
+    return source, {f"{source}.{a.name}" if f"{source}.{a.name}" in MODULES else source for a in node.names}
+
+
+def _imports(name: str):
+    for node in ast.walk(ast.parse(MODULES[name].read_text())):
+        if isinstance(node, ast.ImportFrom):
+            yield node, *_targets(name, node)
+        elif isinstance(node, ast.Import):
+            yield node, "", {a.name for a in node.names if a.name in MODULES}
+
+
+def _graph() -> dict[str, set[str]]:
+    """Module -> the modules it imports (anywhere in it), an import of a package read as its __init__'s imports."""
+    raw = {name: set().union(*(loaded for _, _, loaded in _imports(name))) - {name} for name in MODULES}
+    plain = {name for name in MODULES if MODULES[name].name != "__init__.py"}
+
+    def expand(targets, seen=()):
+        out = set()
+        for target in targets:
+            if target in plain:
+                out.add(target)
+            elif target not in seen:
+                out |= expand(raw[target], seen + (target,))
+        return out
+
+    return {name: expand(raw[name]) - {name} for name in plain}
+
+
+def test_the_import_graph_has_no_cycle():
+    graph = _graph()
+    state: dict[str, str] = {}
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = "open"
+        for imported in sorted(graph[module]):
+            if state.get(imported) == "open":
+                pytest.fail("import cycle: " + " -> ".join(path[path.index(imported):] + [imported]))
+            if imported not in state:
+                visit(imported, path + [imported])
+        state[module] = "done"
+
+    assert len(graph) > 50
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+
+
+def test_no_private_name_is_imported_from_another_module():
+    """A helper two modules share is public (no underscore) in the module that owns it; private modules are fine."""
+    offenders = []
+    for name in MODULES:
+        for node, source, _ in _imports(name):
+            if not isinstance(node, ast.ImportFrom) or not source.startswith("paucity"):
+                continue
+            for alias in node.names:
+                private = alias.name.startswith("_") and not alias.name.startswith("__")
+                if private and f"{source}.{alias.name}" not in MODULES:
+                    offenders.append(f"{name} imports {alias.name} from {source}")
+    assert not offenders, offenders
+
+
+def test_validation_depends_on_no_capability():
+    capabilities = {"info", "markers", "ranking", "differences", "judgments", "datasets", "cli", "io"}
+    imported = _graph()["paucity._validation"]
+    assert not {module for module in imported if module.split(".")[1] in capabilities}, imported
