@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import builtins
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 from paucity._errors import ParameterError
-from paucity.datasets import SyntheticCounts, make_scrna_counts, pbmc68k_reduced
+from paucity.datasets import SyntheticCounts, make_scrna_counts
 from paucity.datasets import synthetic
 
 
@@ -204,23 +202,3 @@ def test_bad_arguments(kwargs, fragment):
 def test_bad_arguments_are_value_errors():
     with pytest.raises(ValueError):
         make_scrna_counts(density=2.0)
-
-
-def test_pbmc68k_reduced():
-    pytest.importorskip("scanpy")
-    adata = pbmc68k_reduced()
-    assert adata.raw.shape == (700, 765)
-    assert "louvain" in adata.obs
-
-
-def test_pbmc68k_reduced_without_scanpy(monkeypatch):
-    real_import = builtins.__import__
-
-    def no_scanpy(name, *args, **kwargs):
-        if name == "scanpy" or name.startswith("scanpy."):
-            raise ImportError("No module named 'scanpy'")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_scanpy)
-    with pytest.raises(ImportError, match=r"pip install paucity\[scanpy\]"):
-        pbmc68k_reduced()
