@@ -17,6 +17,7 @@ same one-line form with exit code 2.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import warnings
 
@@ -24,7 +25,7 @@ import typer
 from typer.core import TyperCommand
 
 from .._errors import PaucityError
-from ._options import DEPRECATED_OPTIONS
+from ._options import DEPRECATED_OPTIONS, FOLDER_OUTPUTS
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -70,12 +71,27 @@ def rewrite_deprecated(args: list[str], renamed: dict[str, str]) -> list[str]:
     return out
 
 
+def _refuse_folder_output(args: list[str]) -> None:
+    """``--out somedir/`` names a folder: refuse it here, since a path option drops the trailing separator."""
+    for position, arg in enumerate(args):
+        if arg == "--":
+            return
+        name, equals, value = arg.partition("=")
+        if name in ("--out", "-o"):
+            value = value if equals else (args[position + 1] if position + 1 < len(args) else "")
+            if value.endswith(("/", os.sep)):
+                raise _USAGE_ERROR(f"--out {value} is a folder; give a file path such as {value}result")
+
+
 class PaucityCommand(TyperCommand):
     """A command with one-line usage errors, deprecated spellings rewritten, and a clean Ctrl-C."""
 
     def parse_args(self, ctx, args: list[str]) -> list[str]:
         with _one_line_usage(self.name):
-            return super().parse_args(ctx, rewrite_deprecated(list(args), DEPRECATED_OPTIONS.get(self.name or "", {})))
+            args = rewrite_deprecated(list(args), DEPRECATED_OPTIONS.get(self.name or "", {}))
+            if self.name not in FOLDER_OUTPUTS:
+                _refuse_folder_output(args)
+            return super().parse_args(ctx, args)
 
     def invoke(self, ctx):
         try:

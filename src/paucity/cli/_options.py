@@ -10,7 +10,7 @@ deprecation warning.
 
 from __future__ import annotations
 
-__all__ = ["DEPRECATED_OPTIONS", "quiet", "set_quiet"]
+__all__ = ["DEPRECATED_OPTIONS", "FOLDER_OUTPUTS", "quiet", "set_quiet"]
 
 #: Old spellings still accepted, per command: {command: {old: new}}.
 DEPRECATED_OPTIONS: dict[str, dict[str, str]] = {
@@ -39,6 +39,9 @@ DEPRECATED_OPTIONS: dict[str, dict[str, str]] = {
         "--truth-col": "--truth-column",
     },
 }
+
+#: Commands whose --out is a folder (every other command writes one file).
+FOLDER_OUTPUTS = {"demo", "markers-benchmark"}
 
 _settings = {"quiet": False}
 

@@ -1,0 +1,89 @@
+"""What every command shares: one-line errors and warnings, old spellings, --out checks, Ctrl-C, --version, --quiet."""
+
+import warnings
+
+import typer
+from typer.testing import CliRunner
+
+from paucity import __version__
+from paucity.cli import app
+from paucity.cli._command import PaucityCommand
+from paucity.cli._options import DEPRECATED_OPTIONS
+
+runner = CliRunner()
+
+
+def _games(tmp_path):
+    path = tmp_path / "games.csv"
+    path.write_text("home,away,winner\na,b,a\nb,c,b\nc,a,c\na,c,a\n")
+    return path
+
+
+def test_version():
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output.strip() == f"paucity {__version__}"
+
+
+def test_old_spellings_are_rewritten_with_a_warning(tmp_path):
+    assert DEPRECATED_OPTIONS["rank"]["--i-col"] == "--i-column"
+    out = tmp_path / "s.csv"
+    result = runner.invoke(
+        app, ["rank", str(_games(tmp_path)), "--i-col", "home", "--j-col=away", "--winner-column", "winner", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "warning: --i-col is deprecated and will be removed; use --i-column." in result.stderr
+    assert "warning: --j-col is deprecated" in result.stderr
+    assert out.exists()
+
+
+def test_usage_errors_are_one_line():
+    result = runner.invoke(app, ["rank", "--no-such-option"])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and lines[0].endswith("(see paucity rank --help)")
+
+
+def test_out_with_a_trailing_separator_is_a_folder_and_nothing_is_written(tmp_path):
+    games = _games(tmp_path)
+    for args in (["--out", "somedir/"], ["-o", "somedir/"], ["--out=somedir/"]):
+        result = runner.invoke(app, ["rank", str(games), "--i-column", "home", "--j-column", "away",
+                                     "--winner-column", "winner", *args])
+        assert result.exit_code == 2 and "--out somedir/ is a folder" in result.stderr, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.csv"]
+
+
+def test_quiet_prints_no_summary(tmp_path):
+    out = tmp_path / "s.csv"
+    result = runner.invoke(app, ["--quiet", "rank", str(_games(tmp_path)), "--i-column", "home", "--j-column", "away",
+                                 "--winner-column", "winner", "-o", str(out)])
+    assert result.exit_code == 0 and result.stdout == "" and out.exists()
+
+
+def _probe_app(body):
+    probe = typer.Typer(add_completion=False)
+
+    @probe.callback()
+    def _group():
+        pass
+
+    probe.command("probe", cls=PaucityCommand)(body)
+    return probe
+
+
+def test_ctrl_c_prints_interrupted_and_exits_130():
+    def body():
+        raise KeyboardInterrupt
+
+    result = runner.invoke(_probe_app(body), ["probe"])
+    assert result.exit_code == 130 and result.stderr.strip() == "interrupted"
+
+
+def test_warnings_are_one_line_when_they_happen():
+    def body():
+        warnings.warn("3 features are constant\nsecond line is kept in the message", UserWarning)
+        print("after")
+
+    result = runner.invoke(_probe_app(body), ["probe"])
+    assert result.exit_code == 0
+    assert result.stderr.startswith("warning: 3 features are constant")
+    assert "UserWarning" not in result.stderr and "after" in result.stdout
