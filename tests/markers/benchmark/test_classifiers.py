@@ -33,5 +33,5 @@ def test_random_forest_seed_from_a_generator():
                                           random_state=np.random.default_rng(4), n_jobs=1)
     assert from_generator == classification_error(noisy, y, train, test, columns, "random_forest",
                                                   random_state=seed, n_jobs=1)
-    with pytest.raises(ParameterError, match="non-negative"):
+    with pytest.raises(ParameterError, match=r"random_state must be an integer in \[0, 4294967295\]"):
         classification_error(X, y, train, test, np.array([0]), "random_forest", random_state=-3)

@@ -31,9 +31,15 @@ def test_a_generator_gives_the_folds_of_the_seed_it_draws():
     assert isinstance(make_folds(labels, n_folds=3, random_state=None).random_state, int)
 
 
-def test_negative_seed_is_refused():
-    with pytest.raises(ParameterError, match="random_state must be a non-negative integer"):
-        make_folds(["a", "b"] * 6, n_folds=3, random_state=-1)
+@pytest.mark.parametrize("bad", [-1, 2**32, 2**64])
+def test_a_seed_numpy_cannot_take_is_refused_by_paucity(bad):
+    with pytest.raises(ParameterError, match=r"random_state must be an integer in \[0, 4294967295\]"):
+        make_folds(["a", "b"] * 6, n_folds=3, random_state=bad)
+
+
+def test_the_largest_seed_numpy_takes_is_accepted():
+    folds = make_folds(["a", "b"] * 6, n_folds=3, random_state=2**32 - 1)
+    assert folds.random_state == 2**32 - 1
 
 
 def test_folds_save_and_reload_by_sample_name(tmp_path):

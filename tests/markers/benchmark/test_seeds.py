@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from paucity._errors import ParameterError
-from paucity.markers.benchmark.seeds import SEED_BOUND, check_seed, derived_seed
+from paucity.markers.benchmark.seeds import MAX_SEED, SEED_BOUND, check_seed, derived_seed
 
 
 def test_an_int_is_the_seed_itself():
@@ -30,14 +30,34 @@ def test_none_draws_a_fresh_seed():
 
 @pytest.mark.parametrize("bad", [-1, np.int64(-7)])
 def test_negative_seed_is_refused_with_a_clear_message(bad):
-    with pytest.raises(ParameterError, match=r"random_state must be a non-negative integer.*got -\d+; pass a seed such as 0"):
+    with pytest.raises(ParameterError, match=r"random_state must be an integer in \[0, 4294967295\].*got -\d+\. Pass a seed such as 0"):
         check_seed(bad)
+
+
+@pytest.mark.parametrize("bad", [2**32, np.uint64(2**32), 2**64, 10**30])
+def test_a_seed_numpy_cannot_take_is_refused_by_paucity(bad):
+    # numpy's generators (and scikit-learn's StratifiedKFold) take seeds below 2**32 only
+    with pytest.raises(ValueError):
+        np.random.RandomState(bad)
+    with pytest.raises(ParameterError, match=r"random_state must be an integer in \[0, 4294967295\].*numpy takes seeds below 2\*\*32"):
+        check_seed(bad)
+
+
+def test_the_largest_seed_is_kept():
+    assert MAX_SEED == 2**32 - 1
+    assert check_seed(MAX_SEED) == MAX_SEED
+    assert check_seed(np.uint32(MAX_SEED)) == MAX_SEED
 
 
 @pytest.mark.parametrize("bad", [True, 1.5, "0", [0]])
 def test_other_types_are_refused(bad):
-    with pytest.raises(ParameterError, match="random_state must be a non-negative integer, a numpy Generator or None"):
+    with pytest.raises(ParameterError, match="random_state must be an integer in .* or a numpy Generator or None, got"):
         check_seed(bad)
+
+
+def test_the_owner_is_named():
+    with pytest.raises(ParameterError, match="^run_benchmark: random_state"):
+        check_seed(-1, owner="run_benchmark")
 
 
 def test_derived_seeds_are_31_bit_and_depend_on_every_key():

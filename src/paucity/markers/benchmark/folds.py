@@ -161,7 +161,7 @@ def make_folds(labels, n_folds: int = 5, *, random_state=0, samples=None) -> Fol
         When a class has fewer members than folds (naming the class and its
         size), or a label is missing.
     ParameterError
-        When ``random_state`` is a negative int or not a seed.
+        When ``random_state`` is a negative int, an int of 2**32 or more, or not a seed.
 
     Notes
     -----

@@ -12,24 +12,29 @@ import numbers
 
 import numpy as np
 
-from ..._errors import ParameterError
-from ..._validation import check_random_state
+from ..._validation import Instance, Interval, check_parameter, check_random_state
 
-__all__ = ["SEED_BOUND", "check_seed", "derived_seed"]
+__all__ = ["MAX_SEED", "SEED_BOUND", "check_seed", "derived_seed"]
+
+MAX_SEED = 2**32 - 1
+"""The largest integer seed: numpy's (and scikit-learn's) seeds lie in ``0 .. 2**32 - 1``."""
 
 SEED_BOUND = 2**31
 """Seeds drawn from a Generator (or from fresh entropy) lie in ``0 .. SEED_BOUND - 1``."""
 
 
-def check_seed(random_state) -> int:
+def check_seed(random_state, *, owner: str | None = None) -> int:
     """The integer seed of a run, from an int, a :class:`numpy.random.Generator` or None.
 
     Parameters
     ----------
     random_state : int, numpy.random.Generator, numpy.random.RandomState or None
-        A non-negative int is the seed itself. A Generator (or RandomState)
-        is drawn from once, here, for an integer below :data:`SEED_BOUND`;
-        None draws that integer from fresh operating-system entropy.
+        An int in ``0 .. 2**32 - 1`` (the seeds numpy's generators take) is
+        the seed itself. A Generator (or RandomState) is drawn from once,
+        here, for an integer below :data:`SEED_BOUND`; None draws that
+        integer from fresh operating-system entropy.
+    owner : str, optional
+        The function the parameter belongs to, named in the message.
 
     Returns
     -------
@@ -40,7 +45,8 @@ def check_seed(random_state) -> int:
     Raises
     ------
     ParameterError
-        For a negative int, a bool, or anything else.
+        For a negative int, an int of 2**32 or more, a bool, or anything
+        else.
 
     Examples
     --------
@@ -50,20 +56,23 @@ def check_seed(random_state) -> int:
     7
     >>> check_seed(np.random.default_rng(0)) == check_seed(np.random.default_rng(0))
     True
+    >>> from paucity._errors import ParameterError
+    >>> try:
+    ...     check_seed(2**32)          # numpy's generators take seeds below 2**32
+    ... except ParameterError as error:
+    ...     print(str(error).split(" or ")[0])
+    random_state must be an integer in [0, 4294967295]
     """
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        if random_state < 0:
-            raise ParameterError(
-                f"random_state must be a non-negative integer, a numpy Generator or None, got {int(random_state)}; "
-                "pass a seed such as 0 (it is recorded so that a run can be resumed)."
-            )
-        return int(random_state)
-    if random_state is None or isinstance(random_state, (np.random.Generator, np.random.RandomState)):
-        return int(check_random_state(random_state).integers(SEED_BOUND))
-    raise ParameterError(
-        "random_state must be a non-negative integer, a numpy Generator or None (it is recorded so that a run "
-        f"can be resumed), got {random_state!r}."
+    random_state = check_parameter(
+        random_state,
+        "random_state",
+        [Interval(numbers.Integral, 0, MAX_SEED), Instance(np.random.Generator, np.random.RandomState, description="a numpy Generator"), None],
+        owner=owner,
+        hint="Pass a seed such as 0 (numpy takes seeds below 2**32; the seed is recorded so that a run can be resumed).",
     )
+    if isinstance(random_state, numbers.Integral):  # the constraint held: which kind of value it is
+        return int(random_state)
+    return int(check_random_state(random_state).integers(SEED_BOUND))
 
 
 def derived_seed(random_state: int, *keys: int) -> int:
