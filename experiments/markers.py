@@ -4,11 +4,11 @@ Run with paucity's development Python from the repository root::
 
     python experiments/markers.py all            # the three runs of the page
     python experiments/markers.py pbmc           # one run
-    python experiments/markers.py all --quick    # 2 folds, 2 marker counts, the synthetic data 10x smaller
+    python experiments/markers.py all --quick    # 2 folds, 2 numbers of features, the synthetic data 10x smaller
 
 Runs (each through :func:`paucity.markers.benchmark.run_benchmark_adata`,
 the function behind ``paucity markers-benchmark``, with its defaults: 5
-stratified folds, seed 0, both classifiers, 5 bins, the MIM prefilter of
+stratified folds, random_state 0, both classifiers, 5 bins, the MIM prefilter of
 5,000 genes, the top 100 genes for I(x_i; x_j; y)):
 
 ``pbmc``
@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FIGURES = ROOT / "docs" / "figures"
 RESULTS = ROOT / "experiments" / "results"
 RUNS_FOLDER = ROOT / "experiments" / "_runs" / "markers"
-SEED = 0
+RANDOM_STATE = 0
 ALL_OBJECTIVES = (
     "mim", "mifs", "mrmr", "jmi", "cife", "degree",
     "mim-binary", "mifs-binary", "mrmr-binary", "jmi-binary", "cife-binary", "degree-binary",
@@ -63,11 +63,11 @@ def synthetic(quick: bool = False):
     """``make_scrna_counts(5000, 1000, random_state=0)`` as an AnnData (500 x 1000 with ``--quick``)."""
     from paucity.datasets import make_scrna_counts
 
-    return make_scrna_counts(500 if quick else 5000, 1000, random_state=SEED).to_anndata()
+    return make_scrna_counts(500 if quick else 5000, 1000, random_state=RANDOM_STATE).to_anndata()
 
 
 RUNS = {
-    # name: (data, groupby, n_markers, methods (None: the defaults), figure tag in docs/figures)
+    # name: (data, groupby, n_features, methods (None: the defaults), figure tag in docs/figures)
     "pbmc": (lambda quick: pbmc68k(), "bulk_labels", (5, 10, 20, 50), None, "pbmc68k"),
     "synthetic": (synthetic, "cell_type", (5, 10, 20, 50, 100), None, "synthetic"),
     "objectives": (lambda quick: pbmc68k(), "bulk_labels", (10, 20, 50), ALL_OBJECTIVES, None),
@@ -84,15 +84,15 @@ def run(name: str, out: Path, *, quick: bool = False, n_jobs: int | None = None,
     from paucity.markers.benchmark import DEFAULT_METHODS, run_benchmark_adata
     from paucity.markers.benchmark.plots import report_markdown, write_figures
 
-    make_data, groupby, n_markers, methods, tag = RUNS[name]
+    make_data, groupby, n_features, methods, tag = RUNS[name]
     folder = out / (f"{name}-quick" if quick else name)
     result = run_benchmark_adata(
         make_data(quick),
         groupby,
-        n_markers=n_markers[:2] if quick else n_markers,
+        n_features=n_features[:2] if quick else n_features,
         n_folds=2 if quick else 5,
         methods=DEFAULT_METHODS if methods is None else methods,
-        random_state=SEED,
+        random_state=RANDOM_STATE,
         out=folder,
         n_jobs=n_jobs,
         progress=progress,
@@ -110,7 +110,7 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="*", default=["all"], choices=[*RUNS, "all"], help="which runs (default all)")
     parser.add_argument("--out", type=Path, default=RUNS_FOLDER, help="folder of the run folders (a rerun resumes)")
-    parser.add_argument("--quick", action="store_true", help="2 folds, 2 marker counts, 500 synthetic cells")
+    parser.add_argument("--quick", action="store_true", help="2 folds, 2 numbers of features, 500 synthetic cells")
     parser.add_argument("--n-jobs", type=int, default=None, help="threads (the results do not depend on it)")
     args = parser.parse_args(argv)
     names = list(RUNS) if "all" in args.runs else list(dict.fromkeys(args.runs))

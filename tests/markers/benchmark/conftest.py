@@ -5,7 +5,7 @@ import pytest
 
 from paucity.datasets import make_scrna_counts
 
-FAST = dict(n_markers=[2, 4], n_folds=3, classifiers=["nearest_centroids"], full_data=False, n_jobs=1)
+FAST = dict(n_features=[2, 4], n_folds=3, classifiers=["nearest_centroids"], full_data=False, n_jobs=1)
 """A small, quick protocol: two marker counts, three folds, one classifier, no full-data step."""
 
 

@@ -40,7 +40,7 @@ def test_bad_methods_are_refused(tiny, fast):
     with pytest.raises(InputError, match="must return column indices"):
         run_benchmark(tiny.X, tiny.labels, methods=[out_of_range], **fast)
     with pytest.raises(ParameterError, match="asks for 31 markers but the data has 30 genes"):
-        run_benchmark(tiny.X, tiny.labels, methods=["mim"], **dict(fast, n_markers=[31]))
+        run_benchmark(tiny.X, tiny.labels, methods=["mim"], **dict(fast, n_features=[31]))
 
 
 def test_scanpy_methods_merge_per_class_lists(tiny, fast):
@@ -58,7 +58,7 @@ def test_every_paucity_objective_runs_in_both_modes(tiny, fast):
     paucity_methods = [m for m in AVAILABLE_METHODS if m.split("-")[0] in
                        ("mim", "mifs", "mrmr", "jmi", "cife", "degree", "entropy", "entropy2")]
     assert len(paucity_methods) == 14
-    result = run_benchmark(tiny.X, tiny.labels, methods=paucity_methods, **dict(fast, n_markers=[3], n_folds=2))
+    result = run_benchmark(tiny.X, tiny.labels, methods=paucity_methods, **dict(fast, n_features=[3], n_folds=2))
     assert len(result.table) == 14 * 2
     assert result.table["error_rate"].between(0, 1).all()
 

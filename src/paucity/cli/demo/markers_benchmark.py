@@ -20,7 +20,7 @@ def run(adata, groupby, out, console) -> str:
     result = run_benchmark(
         adata.raw.X.expm1(),
         adata.obs[groupby].to_numpy(),
-        n_markers=[5, 10],
+        n_features=[5, 10],
         n_folds=3,
         run_folds=[0],
         methods=methods,

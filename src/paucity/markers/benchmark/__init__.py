@@ -15,7 +15,7 @@ The protocol, with no leakage between folds:
 AnnData; with ``out=`` every (fold, method, n) result is a file written
 atomically, so an interrupted run resumes where it stopped and the folds can be
 split across jobs. Besides the cross-validation, each method also selects
-``max(n_markers)`` genes on all the cells (the seed's Tables 2.2-2.5 of genes
+``max(n_features)`` genes on all the cells (the seed's Tables 2.2-2.5 of genes
 in common and its Figure 2.6 of run times), and :func:`pair_interactions`
 gives the histogram of I(x_i; x_j; y) over pairs of top features (Figure 2.7).
 
@@ -51,7 +51,7 @@ from .methods import (
     resolve_methods,
 )
 from .results import TABLE_COLUMNS, BenchmarkResult, overlap_table, summarize
-from .run import run_benchmark
+from .run import DEFAULT_N_FEATURES, run_benchmark
 
 __all__ = [
     "AVAILABLE_METHODS",
@@ -59,6 +59,7 @@ __all__ = [
     "BenchmarkResult",
     "CLASSIFIERS",
     "DEFAULT_METHODS",
+    "DEFAULT_N_FEATURES",
     "Folds",
     "PairInteractions",
     "classification_error",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .results import BenchmarkResult
-from .run import run_benchmark
+from .run import renamed_parameter, run_benchmark
 
 __all__ = ["run_benchmark_adata"]
 
@@ -29,8 +29,10 @@ def run_benchmark_adata(
         Where the counts are read, as in :func:`paucity.markers.select`
         (``adata.raw`` by default when present).
     **kwargs
-        The keywords of :func:`run_benchmark`; ``feature_names`` and
-        ``sample_names`` default to the var and obs names.
+        The keywords of :func:`run_benchmark` (``n_features``, ``n_folds``,
+        ``methods``, ``random_state``, ``out``...); ``feature_names`` and
+        ``sample_names`` default to the var and obs names. The deprecated
+        ``n_markers`` is the old name of ``n_features`` (a ``FutureWarning``).
 
     Returns
     -------
@@ -45,13 +47,17 @@ def run_benchmark_adata(
     >>> from paucity.datasets import make_scrna_counts
     >>> from paucity.markers.benchmark import run_benchmark_adata
     >>> adata = make_scrna_counts(n_cells=150, n_genes=40, n_types=3, n_markers=12, random_state=0).to_anndata()
-    >>> result = run_benchmark_adata(adata, "cell_type", n_markers=[3], n_folds=3, methods=["cife-binary"],
+    >>> result = run_benchmark_adata(adata, "cell_type", n_features=[3], n_folds=3, methods=["cife-binary"],
     ...                              classifiers=["random_forest"], full_data=False)
     >>> sorted(result.table["n_used"].unique().tolist())     # ⌈3/3⌉ = 1 gene per class
     [3]
     """
     from ..._anndata import expression_matrix, group_labels
 
+    if "n_markers" in kwargs:
+        kwargs["n_features"] = renamed_parameter(
+            "run_benchmark_adata", "n_markers", kwargs.pop("n_markers"), "n_features", kwargs.get("n_features")
+        )
     labels = group_labels(adata, groupby)
     X, var_names = expression_matrix(adata, layer, use_raw)
     kwargs.setdefault("feature_names", np.asarray(var_names, dtype=str))

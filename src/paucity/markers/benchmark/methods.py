@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..._errors import InputError, ParameterError
-from ..._validation import check_choice
+from ..._validation import CALLABLE, Instance, check_choice, check_parameter
 from ..greedy import merge_per_class
 from ..objectives import SUPERVISED, UNSUPERVISED
 from .classifiers import N_TREES, random_forest_input, sklearn_jobs
@@ -229,22 +229,26 @@ def resolve_methods(methods=DEFAULT_METHODS, *, n_bins: int = 5, prefilter: int 
     """
     if isinstance(methods, (str, BenchmarkMethod)) or callable(methods):
         methods = [methods]
+    check_parameter(
+        methods, "methods", [Instance(list, tuple, np.ndarray, description="a list of methods")],
+        hint="Give names (e.g. ['mim', 'cife-binary']), callables f(X, y, n_features) or BenchmarkMethod objects.",
+    )
     resolved = []
-    for item in methods:
+    for item in np.ravel(methods).tolist() if isinstance(methods, np.ndarray) else methods:
+        check_parameter(
+            item, "each entry of methods", [Instance(str, BenchmarkMethod, description="a name, a BenchmarkMethod"), CALLABLE],
+            hint="A callable takes (X, y, n_features) and returns column indices.",
+        )
         if isinstance(item, BenchmarkMethod):
             check_choice(item.mode, ("multiclass", "binary"), "mode")
             resolved.append(item)
         elif isinstance(item, str):
             key = check_choice(item.strip(), AVAILABLE_METHODS, "benchmark method")
             resolved.append(_builtin(key, n_bins, prefilter, n_jobs))
-        elif callable(item):
+        else:  # a callable (the constraint held)
             name = getattr(item, "__name__", None) or type(item).__name__  # a function, or a callable object
             name = "custom" if name == "<lambda>" else name
             resolved.append(BenchmarkMethod(key=name, name=name, mode="multiclass", select=item, family="custom"))
-        else:
-            raise ParameterError(
-                f"a benchmark method must be a name, a callable or a BenchmarkMethod, got {item!r}."
-            )
     if not resolved:
         raise ParameterError("no methods to benchmark; give at least one.")
     keys = [m.key for m in resolved]

@@ -266,7 +266,7 @@ def write_figures(result: BenchmarkResult, out, *, dpi: int = 110, prefix: str =
     >>> from paucity.markers.benchmark import run_benchmark
     >>> from paucity.markers.benchmark.plots import report_markdown, write_figures
     >>> data = make_scrna_counts(n_cells=150, n_genes=40, n_types=3, n_markers=12, random_state=0)
-    >>> result = run_benchmark(data.X, data.labels, n_markers=[2, 4], n_folds=3, methods=["mim", "random"],
+    >>> result = run_benchmark(data.X, data.labels, n_features=[2, 4], n_folds=3, methods=["mim", "random"],
     ...                        classifiers=["nearest_centroids"], n_top=10)
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> sorted(write_figures(result, folder))
@@ -346,7 +346,7 @@ def report_markdown(result: BenchmarkResult, figures: dict | None = None, *, tit
     lines = [f"# {title}", ""]
     n_folds = table["fold"].nunique()
     lines.append(
-        f"{len(table)} results: {len(set(zip(table['method'], table['mode'])))} methods x {len(result.n_markers)} marker counts x "
+        f"{len(table)} results: {len(set(zip(table['method'], table['mode'])))} methods x {len(result.n_features)} marker counts x "
         f"{n_folds} fold(s) of {result.folds.n_folds} x {table['classifier'].nunique()} classifier(s). "
         "Mean error rate over folds (markers actually used in brackets when they differ from n)."
     )
@@ -357,7 +357,7 @@ def report_markdown(result: BenchmarkResult, figures: dict | None = None, *, tit
         if name in figures:
             lines += ["", f"![{name}]({Path(figures[name]).name})"]
     if result.overlap is not None:
-        lines += ["", f"## Genes in common ({max(result.n_markers)} markers, all cells)", ""]
+        lines += ["", f"## Genes in common ({max(result.n_features)} markers, all cells)", ""]
         lines += _markdown_table(result.overlap, "")
     if result.runtimes is not None:
         lines += ["", "## Run times (all cells)", ""]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -39,7 +40,7 @@ class BenchmarkResult:
         row per (method, n, fold, classifier) that has been run.
     folds : Folds
     selections : pandas.DataFrame or None
-        The genes each method selects on all the cells at ``max(n_markers)``
+        The genes each method selects on all the cells at ``max(n_features)``
         (``method``, ``mode``, ``rank``, ``feature_index``, ``gene``).
     runtimes : pandas.DataFrame or None
         Seconds of those selections (``method``, ``mode``, ``n_requested``,
@@ -53,8 +54,11 @@ class BenchmarkResult:
     interactions : PairInteractions or None
         The I(x_i; x_j; y) diagnostic (Figure 2.7).
     feature_names : numpy.ndarray of str
-    n_markers : tuple of int
+    n_features : tuple of int
+        The numbers of features each method was asked to select, sorted.
     methods : tuple of BenchmarkMethod
+    n_markers : tuple of int
+        Deprecated old name of ``n_features`` (a ``FutureWarning``).
     """
 
     table: pd.DataFrame
@@ -64,8 +68,18 @@ class BenchmarkResult:
     overlap: pd.DataFrame | None
     interactions: PairInteractions | None
     feature_names: np.ndarray
-    n_markers: tuple
+    n_features: tuple
     methods: tuple = field(default=())
+
+    @property
+    def n_markers(self) -> tuple:
+        """Deprecated: the old name of :attr:`n_features`."""
+        warnings.warn(
+            "BenchmarkResult.n_markers is deprecated and will be removed; use n_features (the same thing, renamed).",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.n_features
 
     def summary(self) -> pd.DataFrame:
         """Mean error rate and markers used over folds; see :func:`summarize`."""

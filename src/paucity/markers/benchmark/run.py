@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import numbers
+import os
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,7 +15,17 @@ import pandas as pd
 
 from ..._errors import ParameterError, ShapeMismatchError
 from ..._progress import progress_bar
-from ..._validation import check_choice, check_labels, check_matrix, check_positive_int
+from ...info.discretize import N_BINS
+from ..._validation import (
+    BOOLEAN,
+    N_JOBS,
+    Instance,
+    Interval,
+    Options,
+    check_labels,
+    check_matrix,
+    check_parameter,
+)
 from .classifiers import CLASSIFIERS, classification_error
 from .folds import Folds, check_class_sizes, check_folds_cover_classes, make_folds
 from .interactions import pair_interactions
@@ -32,14 +45,17 @@ from .store import (
     write_params,
 )
 
-__all__ = ["run_benchmark"]
+__all__ = ["DEFAULT_N_FEATURES", "run_benchmark"]
+
+DEFAULT_N_FEATURES = (5, 10, 20, 50, 100)
+"""The numbers of features :func:`run_benchmark` selects when not told (the seed's, §2.6.2)."""
 
 
 def run_benchmark(
     X,
     y,
     *,
-    n_markers: Sequence[int] = (5, 10, 20, 50, 100),
+    n_features: int | Sequence[int] | None = None,
     n_folds: int = 5,
     methods=DEFAULT_METHODS,
     classifiers: Sequence[str] = CLASSIFIERS,
@@ -56,6 +72,7 @@ def run_benchmark(
     extra_params: dict | None = None,
     n_jobs: int | None = None,
     progress: bool = False,
+    n_markers: Sequence[int] | None = None,
 ) -> BenchmarkResult:
     """Cross-validate marker selection methods by the classification error of their markers.
 
@@ -65,9 +82,13 @@ def run_benchmark(
         Non-negative counts, cells in rows; sparse input stays sparse.
     y : array-like of shape (n_samples,)
         Class labels; samples without a label are left out with a warning.
-    n_markers : sequence of int, default=(5, 10, 20, 50, 100)
-        Numbers of markers n to select.
+    n_features : int or sequence of int, optional
+        The numbers n of features (markers) each method selects; default
+        :data:`DEFAULT_N_FEATURES`, (5, 10, 20, 50, 100). Each is at least 1
+        and at most the number of columns of X.
     n_folds : int, default=5
+        Number of stratified cross-validation folds (at least 2); ignored
+        when ``folds`` is given.
     methods : sequence, default=DEFAULT_METHODS
         Names, callables or :class:`BenchmarkMethod` objects; see
         :func:`resolve_methods`. The default runs MIM, JMI and CIFE in both
@@ -96,7 +117,7 @@ def run_benchmark(
         Run these folds only (to split a run across jobs sharing ``out``);
         default all.
     full_data : bool, default=True
-        Also select ``max(n_markers)`` genes with each method on all the
+        Also select ``max(n_features)`` genes with each method on all the
         cells (for the tables of genes in common and the run times) and
         compute the I(x_i; x_j; y) diagnostic.
     n_top : int, default=100
@@ -109,10 +130,13 @@ def run_benchmark(
         More parameters to record in ``params.json`` (the CLI adds the input
         file's ``groupby``, ``layer``...).
     n_jobs : int or None
-        Threads of the counting kernels and the random forests; results do
-        not depend on it.
+        The most threads for the counting kernels and the random forests
+        (None or -1: the idle cores); results do not depend on it.
     progress : bool, default=False
         A progress bar per fold and method.
+    n_markers : sequence of int, optional
+        Deprecated old name of ``n_features`` (a ``FutureWarning``); give
+        ``n_features`` instead.
 
     Returns
     -------
@@ -123,8 +147,9 @@ def run_benchmark(
     InputError
         When a class has fewer members than folds (before any work).
     ParameterError
-        When ``out`` holds results of a run with other parameters, or
-        ``random_state`` is a negative int.
+        When a parameter is out of range (``random_state`` a negative int or
+        one of 2**32 or more, ``n_features`` larger than X has columns...),
+        or ``out`` is a file or holds results of a run with other parameters.
 
     Notes
     -----
@@ -146,7 +171,7 @@ def run_benchmark(
     >>> from paucity.datasets import make_scrna_counts
     >>> from paucity.markers.benchmark import run_benchmark
     >>> data = make_scrna_counts(n_cells=150, n_genes=40, n_types=3, n_markers=12, random_state=0)
-    >>> result = run_benchmark(data.X, data.labels, n_markers=[3], n_folds=3, methods=["mim", "random"],
+    >>> result = run_benchmark(data.X, data.labels, n_features=[3], n_folds=3, methods=["mim", "random"],
     ...                        classifiers=["nearest_centroids"], full_data=False)
     >>> result.table.shape
     (6, 8)
@@ -155,8 +180,9 @@ def run_benchmark(
     True
     """
     # validation: everything is checked before anything is computed or written
+    n_features = renamed_parameter("run_benchmark", "n_markers", n_markers, "n_features", n_features)
     X = check_matrix(X, name="X", nonnegative=True, sparse_format="csr")
-    n_samples, n_features = X.shape
+    n_samples, n_columns = X.shape
     codes, classes, keep = check_labels(y, n_samples, name="y")
     if keep is not None:
         X = X[np.flatnonzero(keep)]
@@ -165,48 +191,57 @@ def run_benchmark(
         raise ShapeMismatchError(f"sample_names has {samples.shape[0]} names but X has {n_samples} rows.")
     if keep is not None:
         samples = samples[keep]
-    names = np.arange(n_features).astype(str) if feature_names is None else np.asarray(feature_names, dtype=str)
-    if names.shape[0] != n_features:
-        raise ShapeMismatchError(f"feature_names has {names.shape[0]} names but X has {n_features} columns.")
-    n_markers = _check_n_markers(n_markers, n_features)
-    classifiers = tuple(dict.fromkeys(check_choice(c, CLASSIFIERS, "classifier") for c in classifiers))
-    if not classifiers:
-        raise ParameterError("no classifiers given; use random_forest, nearest_centroids or both.")
+    names = np.arange(n_columns).astype(str) if feature_names is None else np.asarray(feature_names, dtype=str)
+    if names.shape[0] != n_columns:
+        raise ShapeMismatchError(f"feature_names has {names.shape[0]} names but X has {n_columns} columns.")
+    n_features = _check_n_features(n_features, n_columns)
+    classifiers = _check_classifiers(classifiers)
     # the one integer seed of the run (drawn once here from a Generator or fresh entropy), recorded in params.json
-    random_state = check_seed(random_state)
-    n_bins = check_positive_int(n_bins, "n_bins", maximum=255, maximum_name="the largest bin count")
-    prefilter = None if prefilter is None else check_positive_int(prefilter, "prefilter")
-    n_top = check_positive_int(n_top, "n_top", minimum=2)
+    random_state = check_seed(random_state, owner="run_benchmark")
+    n_bins = int(check_parameter(n_bins, "n_bins", [N_BINS], owner="run_benchmark"))
+    prefilter = check_parameter(
+        prefilter, "prefilter", [Interval(numbers.Integral, 1, None), None], owner="run_benchmark",
+        hint="It is how many top-MIM features the bivariate objectives choose among (None: all).",
+    )
+    n_top = int(check_parameter(
+        n_top, "n_top", [Interval(numbers.Integral, 2, None)], owner="run_benchmark",
+        hint="It is how many top features enter the I(x_i; x_j; y) diagnostic (at least one pair).",
+    ))
+    check_parameter(n_jobs, "n_jobs", [N_JOBS], owner="run_benchmark")
+    full_data = bool(check_parameter(full_data, "full_data", [BOOLEAN], owner="run_benchmark"))
+    progress = bool(check_parameter(progress, "progress", [BOOLEAN], owner="run_benchmark"))
+    check_parameter(extra_params, "extra_params", [Instance(dict, description="a dict"), None], owner="run_benchmark")
+    check_parameter(
+        folds, "folds", [Instance(Folds), Instance(str, os.PathLike, description="the path of a folds.csv"), None],
+        owner="run_benchmark",
+    )
+    out = None if out is None else _check_out(out)
     methods = resolve_methods(methods, n_bins=n_bins, prefilter=prefilter, n_jobs=n_jobs)
-    out = None if out is None else Path(out)
     saved_folds = out / "folds.csv" if out is not None else None
 
     if folds is None:
         # a new split from the seed, or the one saved by the run being resumed
-        n_folds = check_positive_int(n_folds, "n_folds", minimum=2)
+        n_folds = int(check_parameter(
+            n_folds, "n_folds", [Interval(numbers.Integral, 2, None)], owner="run_benchmark",
+            hint="It is the number of cross-validation folds, e.g. 5.",
+        ))
         check_class_sizes(codes, classes, n_folds)
         if saved_folds is not None and saved_folds.exists():
             folds = Folds.load(saved_folds, samples=samples)
         else:
             folds = make_folds(codes, n_folds, random_state=random_state, samples=samples)
     else:
-        if not isinstance(folds, Folds):
+        if not isinstance(folds, Folds):  # a path (checked above)
             folds = Folds.load(folds, samples=samples)
         elif folds.fold_of.shape[0] != codes.shape[0]:
             raise ShapeMismatchError(f"folds assigns {folds.fold_of.shape[0]} samples but X has {codes.shape[0]} labelled rows.")
         n_folds = folds.n_folds
     check_folds_cover_classes(folds, codes, classes)
-    if run_folds is None:
-        run_folds = tuple(range(folds.n_folds))
-    else:
-        run_folds = tuple(sorted({int(k) for k in run_folds}))
-        bad = [k for k in run_folds if not 0 <= k < folds.n_folds]
-        if bad:
-            raise ParameterError(f"fold {bad[0]} does not exist; folds are numbered 0 to {folds.n_folds - 1}.")
+    run_folds = _check_run_folds(run_folds, folds.n_folds)
 
     params = {
         "version": PARAMS_VERSION,
-        "n_markers": list(n_markers),
+        "n_features": list(n_features),
         "n_folds": n_folds,
         "methods": [f"{m.key}:{m.mode}" for m in methods],
         "classifiers": list(classifiers),
@@ -220,8 +255,6 @@ def run_benchmark(
     }
     params = json.loads(json.dumps(params))  # as it reads back from the file
     if out is not None:
-        if out.exists() and not out.is_dir():
-            raise ParameterError(f"--out {out} is a file, not a folder.")
         check_params(out, params)
 
     # the work
@@ -238,8 +271,8 @@ def run_benchmark(
         X_train, y_train = X[train], codes[train]
         for method in methods:
             description = f"fold {fold + 1}/{n_folds} · {method.label}"
-            with progress_bar(len(n_markers), description, progress) as bar:
-                for n in n_markers:
+            with progress_bar(len(n_features), description, progress) as bar:
+                for n in n_features:
                     path = None if out is None else unit_path(out, fold, method.key, n)
                     unit = load_unit(path)
                     if unit is None or not all(c in unit["errors"] for c in classifiers):
@@ -252,13 +285,13 @@ def run_benchmark(
                     bar.advance()
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
     if out is not None:
-        table = stored_table(out, methods, n_markers, n_folds, classifiers, table)
+        table = stored_table(out, methods, n_features, n_folds, classifiers, table)
         write_csv(table, out / "results.csv", index=False)
 
     selections = runtimes = overlap = interactions = None
     if full_data:
         selections, runtimes = _full_data_selections(
-            X, codes, methods, max(n_markers), random_state, names, out, n_folds, progress
+            X, codes, methods, max(n_features), random_state, names, out, n_folds, progress
         )
         overlap = overlap_table(selections, methods)
         with progress_bar(None, "I(x_i; x_j; y) of the top features", progress):
@@ -276,23 +309,95 @@ def run_benchmark(
         overlap=overlap,
         interactions=interactions,
         feature_names=names,
-        n_markers=n_markers,
+        n_features=n_features,
         methods=methods,
     )
 
 
-def _check_n_markers(n_markers, n_features: int) -> tuple:
-    if isinstance(n_markers, (int, np.integer)) and not isinstance(n_markers, bool):
-        n_markers = [n_markers]
-    values = [check_positive_int(n, "n_markers") for n in n_markers]
+def renamed_parameter(owner: str, old_name: str, old, new_name: str, new, *, stacklevel: int = 3):
+    """The value of a renamed parameter given by its old name (a FutureWarning), refusing both at once."""
+    if old is None:
+        return new
+    warnings.warn(
+        f"{owner}({old_name}=...) is deprecated and will be removed; use {new_name}= (the same thing, renamed).",
+        FutureWarning,
+        stacklevel=stacklevel,
+    )
+    if new is not None:
+        raise ParameterError(f"{owner}: give {new_name}= only ({old_name}= is its deprecated old name), not both.")
+    return old
+
+
+_AT_LEAST_ONE = Interval(numbers.Integral, 1, None)
+
+
+def _check_n_features(n_features, n_columns: int) -> tuple:
+    """The distinct numbers of features to select, sorted; each in 1 .. n_columns."""
+    if n_features is None:
+        n_features = DEFAULT_N_FEATURES
+    hint = "It is the numbers of features (markers) each method selects, e.g. [5, 10, 20]."
+    n_features = check_parameter(
+        n_features, "n_features",
+        [_AT_LEAST_ONE, Instance(list, tuple, range, np.ndarray, description="a list of such integers")],
+        owner="run_benchmark", hint=hint,
+    )
+    values = [n_features] if isinstance(n_features, numbers.Integral) else _items(n_features)
+    values = [int(check_parameter(n, "n_features", [_AT_LEAST_ONE], owner="run_benchmark", hint=hint)) for n in values]
     if not values:
-        raise ParameterError("n_markers is empty; give at least one number of markers, e.g. 5,10,20.")
-    too_many = [n for n in values if n > n_features]
+        raise ParameterError(f"run_benchmark: n_features is empty. {hint}")
+    too_many = sorted(n for n in set(values) if n > n_columns)
     if too_many:
         raise ParameterError(
-            f"n_markers asks for {too_many[0]} markers but the data has {n_features} genes; ask for fewer markers."
+            f"run_benchmark: n_features asks for {' and '.join(map(str, too_many))} markers but the data has "
+            f"{n_columns} genes (columns of X); ask for at most {n_columns}."
         )
     return tuple(sorted(set(values)))
+
+
+def _items(values) -> list:
+    """The entries of a list, tuple, range or 1-D array (numpy integers as Python ints)."""
+    return np.ravel(values).tolist() if isinstance(values, np.ndarray) else list(values)
+
+
+def _check_classifiers(classifiers) -> tuple:
+    """The distinct classifiers, in the order given; one name alone is accepted too."""
+    choices = Options(*CLASSIFIERS)
+    hint = "Use random_forest, nearest_centroids or both."
+    classifiers = check_parameter(
+        classifiers, "classifiers", [choices, Instance(list, tuple, description="a list of them")],
+        owner="run_benchmark", hint=hint,
+    )
+    if isinstance(classifiers, str):  # one name (the constraint held)
+        classifiers = [classifiers]
+    chosen = tuple(dict.fromkeys(check_parameter(c, "classifier", [choices], hint=hint) for c in classifiers))
+    if not chosen:
+        raise ParameterError(f"run_benchmark: no classifiers given. {hint}")
+    return chosen
+
+
+def _check_run_folds(run_folds, n_folds: int) -> tuple:
+    """The folds to run, sorted and distinct; all of them when None."""
+    if run_folds is None:
+        return tuple(range(n_folds))
+    hint = f"Folds are numbered 0 to {n_folds - 1}."
+    check_parameter(
+        run_folds, "run_folds", [Instance(list, tuple, range, np.ndarray, description="a list of fold numbers"), None],
+        owner="run_benchmark", hint=hint,
+    )
+    within = Interval(numbers.Integral, 0, n_folds - 1)
+    chosen = [int(check_parameter(k, "run_folds", [within], owner="run_benchmark", hint=hint)) for k in _items(run_folds)]
+    if not chosen:
+        raise ParameterError(f"run_benchmark: run_folds is empty; give None for every fold. {hint}")
+    return tuple(sorted(set(chosen)))
+
+
+def _check_out(out) -> Path:
+    """The result folder: a path that is not a file (it is created, with its parents, when missing)."""
+    check_parameter(out, "out", [Instance(str, os.PathLike, description="the path of a folder")], owner="run_benchmark")
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ParameterError(f"run_benchmark: out {out} is a file, not a folder; give a folder for the results.")
+    return out
 
 
 def _run_unit(method, X, X_train, y_train, codes, train, test, n, fold, classifiers, random_state, library_size, names, n_jobs):

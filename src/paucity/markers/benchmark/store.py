@@ -10,6 +10,11 @@ Layout of an ``out`` folder::
 Every file is written atomically (:mod:`paucity.io`), so an interrupted run
 leaves only whole results, which a rerun with the same parameters reads back;
 a folder holding a run with other parameters is refused.
+
+``params.json`` records the numbers of features under ``"n_features"``;
+folders written before that name was decided record them under
+``"n_markers"``, which is read as ``"n_features"`` (the run resumes, and its
+``params.json`` is rewritten with the new key).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ __all__ = [
     "fingerprint",
     "folds_digest",
     "load_unit",
+    "read_params",
     "save_unit",
     "stored_table",
     "unit_path",
@@ -39,6 +45,9 @@ __all__ = [
 
 PARAMS_VERSION = 1
 """Version of the ``params.json`` layout; a change refuses folders of older runs."""
+
+RENAMED_KEYS = {"n_markers": "n_features"}
+"""Keys of ``params.json`` renamed since layout version 1 (old: new); the old ones are read as the new."""
 
 
 def fingerprint(X, labels_codes, classes, feature_names, samples) -> dict:
@@ -65,6 +74,26 @@ def folds_digest(fold_of: np.ndarray) -> str:
     return hashlib.sha256(fold_of.tobytes()).hexdigest()[:16]
 
 
+def read_params(path: Path) -> dict:
+    """The parameters of a ``params.json``, old key names (:data:`RENAMED_KEYS`) read as the new ones.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "params.json"
+    >>> _ = path.write_text(json.dumps({"version": 1, "n_markers": [5, 10]}))
+    >>> read_params(path)
+    {'version': 1, 'n_features': [5, 10]}
+    """
+    previous = json.loads(path.read_text())
+    if not isinstance(previous, dict):
+        raise ValueError("it does not hold a JSON object")
+    for old, new in RENAMED_KEYS.items():
+        if old in previous and new not in previous:
+            previous[new] = previous.pop(old)
+    return previous
+
+
 def check_params(out: Path, params: dict) -> None:
     """Refuse an ``out`` folder holding a run with other parameters (naming what differs), or results without parameters."""
     path = out / "params.json"
@@ -72,13 +101,13 @@ def check_params(out: Path, params: dict) -> None:
         if (out / "results").exists():
             raise ParameterError(
                 f"{out} holds benchmark results but no params.json, so they cannot be checked against this run; "
-                "use an empty folder for --out."
+                "give an empty or new folder for the results."
             )
         return
     try:
-        previous = json.loads(path.read_text())
+        previous = read_params(path)
     except (OSError, ValueError) as exc:
-        raise ParameterError(f"{path} cannot be read ({exc}); use an empty folder for --out.") from None
+        raise ParameterError(f"{path} cannot be read ({exc}); give an empty or new folder for the results.") from None
     if previous == params:
         return
     keys = sorted(set(previous) | set(params))
@@ -86,7 +115,7 @@ def check_params(out: Path, params: dict) -> None:
     described = "; ".join(f"{key}: {_short(previous.get(key))} there, {_short(params.get(key))} now" for key in changed)
     raise ParameterError(
         f"{out} holds a benchmark run with different parameters ({described}); refusing to mix their results. "
-        "Resume with the same parameters, or use a new --out folder."
+        "Resume with the same parameters, or give a new folder for the results."
     )
 
 
@@ -138,12 +167,12 @@ def unit_rows(unit: dict, method, n: int, fold: int, classifiers) -> list[tuple]
     ]
 
 
-def stored_table(out: Path, methods, n_markers, n_folds: int, classifiers, table: pd.DataFrame) -> pd.DataFrame:
+def stored_table(out: Path, methods, n_features, n_folds: int, classifiers, table: pd.DataFrame) -> pd.DataFrame:
     """Every finished result in ``out`` (other jobs' folds too) as the tidy table; ``table`` when there is none."""
     rows = []
     for fold in range(n_folds):
         for method in methods:
-            for n in n_markers:
+            for n in n_features:
                 unit = load_unit(unit_path(out, fold, method.key, n))
                 if unit is not None:
                     rows += unit_rows(unit, method, n, fold, classifiers)
