@@ -20,6 +20,11 @@ DEPRECATED_OPTIONS: dict[str, dict[str, str]] = {
         "--jobs": "--n-jobs",
         "--index-col": "--index-column",
     },
+    "markers-benchmark": {
+        "--n-markers": "--n-features",
+        "--folds": "--n-folds",
+        "--seed": "--random-state",
+    },
     "rank": {
         "--i-col": "--i-column",
         "--j-col": "--j-column",

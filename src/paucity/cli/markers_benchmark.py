@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import List, Optional
 
@@ -9,6 +10,7 @@ import typer
 
 from .._errors import ParameterError
 from ._command import one_line_errors
+from ._options import quiet
 
 _DEFAULT_METHODS_HELP = (
     "Comma-separated methods (default: mim,jmi,cife,mim-binary,jmi-binary,cife-binary,mrmr,"
@@ -37,26 +39,73 @@ def _names(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
+def _check_out_folder(out: Path) -> Path:
+    """--out is a folder (a rerun resumes from it): not a file, and its parent folder exists and can be written."""
+    if out.exists() and not out.is_dir():
+        raise ParameterError(f"--out {out} is a file; give a folder for the results (a rerun resumes from it).")
+    where = out if out.is_dir() else out.parent
+    if not where.is_dir():
+        raise ParameterError(f"the folder holding --out {out} ({where}) does not exist; create it first.")
+    if not os.access(where, os.W_OK | os.X_OK):
+        raise ParameterError(f"--out {out} cannot be written: no permission to write in {where}.")
+    return out
+
+
 def markers_benchmark(
-    input: Path = typer.Argument(..., help="An .h5ad file of counts, or a matrix (.csv/.tsv/.mtx/.parquet/10x folder) with --labels."),
-    groupby: str = typer.Option(..., "--groupby", help="Column of obs (or of the labels file) holding the cell labels."),
-    n_markers: str = typer.Option("5,10,20,50,100", "--n-markers", help="Numbers of markers to select, comma-separated."),
-    folds: int = typer.Option(5, "--folds", help="Number of cross-validation folds (stratified)."),
+    input: Path = typer.Argument(
+        ...,
+        help="An .h5ad file of counts, or a matrix (.csv/.tsv/.txt/.mtx/.parquet/10x folder), cells in rows unless "
+        "--transpose, with --labels.",
+    ),
+    groupby: Optional[str] = typer.Option(
+        None,
+        "--groupby",
+        help="Column of obs (or of the --labels file) holding the cell labels; with --labels, by default its only or "
+        "second column.",
+    ),
+    n_features: str = typer.Option(
+        "5,10,20,50,100", "-n", "--n-features", help="Numbers of features (markers) each method selects, comma-separated."
+    ),
+    n_folds: int = typer.Option(5, "--n-folds", help="Number of cross-validation folds (stratified)."),
     out: Path = typer.Option(Path("markers-benchmark"), "--out", "-o", help="Folder for results and figures; a rerun resumes from it."),
     methods: Optional[str] = typer.Option(None, "--methods", help=_DEFAULT_METHODS_HELP),
     classifiers: str = typer.Option("random_forest,nearest_centroids", "--classifiers", help="random_forest, nearest_centroids or both."),
     fold: Optional[List[int]] = typer.Option(None, "--fold", help="Run only this fold (0-based; repeat the option for more), to split a run across jobs sharing --out. A final run without --fold completes the rest."),
     folds_file: Optional[Path] = typer.Option(None, "--folds-file", help="Use the split saved in this folds.csv (from another run) instead of drawing one."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the folds, random forests and random baseline."),
+    random_state: int = typer.Option(
+        0, "--random-state", help="Seed of the folds, random forests and random baseline (0 to 2**32 - 1)."
+    ),
     layer: Optional[str] = typer.Option(None, "--layer", help="Read counts from this layer of the .h5ad."),
     use_raw: Optional[bool] = typer.Option(None, "--use-raw/--no-use-raw", help="Read adata.raw (default: when present)."),
-    labels: Optional[Path] = typer.Option(None, "--labels", help="A csv/tsv of cell labels, for matrix files."),
+    labels: Optional[Path] = typer.Option(None, "--labels", help="A csv/tsv/txt of cell labels, for matrix files."),
+    labels_header: Optional[bool] = typer.Option(
+        None,
+        "--labels-header/--no-labels-header",
+        help="Whether the first row of --labels is a header (default: guessed from the file and the cell names).",
+        show_default=False,
+    ),
+    transpose: bool = typer.Option(
+        False, "--transpose", help="The matrix stores genes in rows (genes x cells): transpose it after reading."
+    ),
     n_bins: int = typer.Option(5, "--n-bins", help="Bins of the recursive-quantile discretization."),
     prefilter: int = typer.Option(5000, "--prefilter", help="Bivariate methods choose among this many top-MIM genes."),
     n_top: int = typer.Option(100, "--n-top", help="Top genes whose pairs enter the I(x_i; x_j; y) histogram."),
-    n_jobs: Optional[int] = typer.Option(None, "--n-jobs", help="Threads for the counting kernels and random forests (default: all cores)."),
+    n_jobs: Optional[int] = typer.Option(
+        None, "--n-jobs", help="The most threads for the counting kernels and random forests (default: the idle cores)"
+    ),
 ) -> None:
-    """Cross-validate marker selection methods: error of two classifiers on each method's markers, per fold."""
+    """Cross-validate marker selection methods: error of two classifiers on each method's markers, per fold.
+
+    For each fold, every method selects its markers on the other folds only; a random forest and a
+    nearest-centroid classifier trained on those cells and markers predict the fold. --out receives
+    results.csv (one row per method, n, fold and classifier), the figures, summary.md, and one file per
+    finished result, so that a rerun with the same options resumes.
+
+    \b
+    Examples:
+      paucity markers-benchmark cells.h5ad --groupby cell_type -n 5,10,20,50 --n-folds 5 --out bench
+      paucity markers-benchmark counts.mtx --transpose --labels labels.csv --groupby cell_type --out bench
+    """
     from rich.console import Console
     from rich.table import Table
 
@@ -66,22 +115,33 @@ def markers_benchmark(
 
     console = Console(stderr=False)
     with one_line_errors():
-        ns = _numbers(n_markers, "--n-markers")
+        out = _check_out_folder(out)
+        ns = _numbers(n_features, "--n-features")
         method_names = DEFAULT_METHODS if methods is None else _names(methods)
         classifier_names = _names(classifiers)
-        if out.exists() and not out.is_dir():
-            raise ParameterError(f"--out {out} is a file; give a folder.")
-        adata = io.read(input, labels=labels, labels_column=groupby if labels is not None else None)
+        if labels_header is not None and labels is None:
+            flag = "--labels-header" if labels_header else "--no-labels-header"
+            raise ParameterError(f"{flag} describes the --labels file; give --labels or drop {flag}.")
+        if groupby is None and labels is None:
+            raise ParameterError("the cell labels are missing: give --groupby (a column of obs) or --labels (a file).")
+        adata = io.read(
+            input,
+            labels=labels,
+            labels_column=groupby if labels is not None else None,
+            labels_header=labels_header,
+            transpose=transpose,
+        )
+        groupby = groupby or "label"  # where io.read stores the labels of a file when no column is named
         result = run_benchmark_adata(
             adata,
             groupby,
             layer=layer,
             use_raw=use_raw,
-            n_markers=ns,
-            n_folds=folds,
+            n_features=ns,
+            n_folds=n_folds,
             methods=method_names,
             classifiers=classifier_names,
-            random_state=seed,
+            random_state=random_state,
             out=out,
             folds=folds_file,
             run_folds=fold or None,
@@ -90,11 +150,13 @@ def markers_benchmark(
             n_bins=n_bins,
             prefilter=prefilter,
             n_jobs=n_jobs,
-            progress=True,
+            progress=not quiet(),
         )
         figures = write_figures(result, out)
         io.write_text(report_markdown(result, figures, title=f"Marker benchmark: {input.name}, {groupby}"), out / "summary.md")
 
+    if quiet():
+        return
     for classifier in result.table["classifier"].unique():
         errors = error_table(result.table, classifier)
         view = Table(title=f"mean error rate, {classifier.replace('_', ' ')} ({result.table['fold'].nunique()} fold(s))")
