@@ -7,10 +7,10 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .._anndata import expression_matrix, group_labels
+from .._deprecation import renamed_parameter
 from .._errors import InputError, ParameterError
 from .._validation import BOOLEAN, Instance, check_parameter
 from .analysis import analyze
-from .pda import deprecated_alias
 
 __all__ = ["compare", "two_groups"]
 
@@ -165,7 +165,7 @@ def compare(
     """
     check_parameter(copy, "copy", [BOOLEAN], owner="compare")
     check_parameter(key_added, "key_added", [Instance(str, description="a string")], owner="compare")
-    n_features = deprecated_alias("compare", "k", k, "n_features", n_features)
+    n_features = renamed_parameter("compare", "k", k, "n_features", n_features)
     X, Y, resolved_raw = two_groups(adata, groupby, group1, group2, layer=layer, use_raw=use_raw)
     result = analyze(
         X,

@@ -10,6 +10,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import ClassifierTags
 
+from .._deprecation import renamed_parameter
 from .._errors import ParameterError
 from .._progress import progress_bar
 from .._validation import (
@@ -25,7 +26,7 @@ from .._validation import (
 )
 from ._duration import announce, quiet_fits
 from ._samples import check_fit_input, check_samples, warn_constant
-from .pda import DIVERGENCE, PDA, deprecated_alias, make_divergence
+from .pda import DIVERGENCE, PDA, make_divergence
 
 __all__ = ["PDACV", "lambda_grid"]
 
@@ -254,7 +255,7 @@ class PDACV(TransformerMixin, BaseEstimator):
         """
         samples = check_fit_input(X, Y, owner="PDACV")
         params = validate_params(self)
-        params["n_features"] = deprecated_alias("PDACV", "ks", params.pop("ks"), "n_features", params["n_features"])
+        params["n_features"] = renamed_parameter("PDACV", "ks", params.pop("ks"), "n_features", params["n_features"])
         Xa, Ya = samples.X, samples.Y
         n, d = Xa.shape
         m = Ya.shape[0]

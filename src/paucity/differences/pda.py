@@ -15,13 +15,13 @@ which the two populations differ. The fit is the seed's two steps:
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import ClassifierTags
 
+from .._deprecation import renamed_parameter
 from .._errors import ParameterError
 from .._progress import progress_bar
 from .._validation import (
@@ -77,20 +77,6 @@ def divergence_name(divergence) -> str:
     if isinstance(divergence, str):
         return divergence.lower()
     return str(getattr(divergence, "name", type(divergence).__name__))
-
-
-def deprecated_alias(owner: str, old_name: str, old, new_name: str, new, *, stacklevel: int = 3):
-    """The value of a renamed parameter given by its old name (a FutureWarning), refusing both at once."""
-    if old is None:
-        return new
-    warnings.warn(
-        f"{owner}({old_name}=...) is deprecated and will be removed; use {new_name}= (the same thing, renamed).",
-        FutureWarning,
-        stacklevel=stacklevel,
-    )
-    if new is not None:
-        raise ParameterError(f"{owner}: give {new_name}= only ({old_name}= is its deprecated old name), not both.")
-    return old
 
 
 class PDA(TransformerMixin, BaseEstimator):
@@ -267,7 +253,7 @@ class PDA(TransformerMixin, BaseEstimator):
     # -- parameters -------------------------------------------------------------------------------
     def _resolved_params(self, n_features_in: int) -> dict:
         params = validate_params(self)
-        params["n_features"] = deprecated_alias("PDA", "k", params.pop("k"), "n_features", params["n_features"],
+        params["n_features"] = renamed_parameter("PDA", "k", params.pop("k"), "n_features", params["n_features"],
                                                 stacklevel=4)
         size = params["n_features"]
         if size is not None:

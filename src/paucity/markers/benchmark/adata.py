@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .results import BenchmarkResult
-from .run import renamed_parameter, run_benchmark
+from ..._deprecation import renamed_parameter
+from .run import run_benchmark
 
 __all__ = ["run_benchmark_adata"]
 

@@ -6,13 +6,13 @@ import json
 import numbers
 import os
 import time
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..._deprecation import renamed_parameter
 from ..._errors import ParameterError, ShapeMismatchError
 from ..._progress import progress_bar
 from ...info.discretize import N_BINS
@@ -312,20 +312,6 @@ def run_benchmark(
         n_features=n_features,
         methods=methods,
     )
-
-
-def renamed_parameter(owner: str, old_name: str, old, new_name: str, new, *, stacklevel: int = 3):
-    """The value of a renamed parameter given by its old name (a FutureWarning), refusing both at once."""
-    if old is None:
-        return new
-    warnings.warn(
-        f"{owner}({old_name}=...) is deprecated and will be removed; use {new_name}= (the same thing, renamed).",
-        FutureWarning,
-        stacklevel=stacklevel,
-    )
-    if new is not None:
-        raise ParameterError(f"{owner}: give {new_name}= only ({old_name}= is its deprecated old name), not both.")
-    return old
 
 
 _AT_LEAST_ONE = Interval(numbers.Integral, 1, None)
