@@ -14,7 +14,7 @@ def expression_matrix(adata, layer, use_raw):
     layer is named.
     """
     if layer is not None and use_raw:
-        raise ParameterError("use either layer= or use_raw=True, not both.")
+        raise ParameterError("read either a layer or adata.raw, not both (layer= / --layer with use_raw=True / --use-raw).")
     if layer is not None:
         if layer not in adata.layers:
             available = ", ".join(map(repr, adata.layers.keys())) or "none"
@@ -24,7 +24,10 @@ def expression_matrix(adata, layer, use_raw):
         use_raw = adata.raw is not None
     if use_raw:
         if adata.raw is None:
-            raise ParameterError("use_raw=True but adata.raw is empty; pass use_raw=False or a layer.")
+            raise ParameterError(
+                "adata.raw is empty, so it cannot be read (use_raw=True / --use-raw); read adata.X "
+                "(use_raw=False / --no-use-raw) or a layer instead."
+            )
         return adata.raw.X, adata.raw.var_names
     return adata.X, adata.var_names
 
