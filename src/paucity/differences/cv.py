@@ -8,7 +8,6 @@ import warnings
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils import ClassifierTags
 
 from .._deprecation import renamed_parameter
 from .._errors import ParameterError
@@ -26,7 +25,7 @@ from .._validation import (
 )
 from ._duration import announce, quiet_fits
 from ._samples import check_fit_input, check_samples, warn_constant
-from .pda import DIVERGENCE, PDA, make_divergence
+from .pda import DIVERGENCE, PDA, make_divergence, two_sample_tags
 
 __all__ = ["PDACV", "lambda_grid"]
 
@@ -182,11 +181,7 @@ class PDACV(TransformerMixin, BaseEstimator):
         self.ks = ks
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.classifier_tags = ClassifierTags(multi_class=False)
-        tags.input_tags.sparse = True
-        return tags
+        return two_sample_tags(super().__sklearn_tags__())
 
     @property
     def k_(self):

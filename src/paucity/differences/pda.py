@@ -79,6 +79,14 @@ def divergence_name(divergence) -> str:
     return str(getattr(divergence, "name", type(divergence).__name__))
 
 
+def two_sample_tags(tags):
+    """scikit-learn's tags of a two-sample estimator: fit(X, y) takes labels of two values, sparse X is read."""
+    tags.target_tags.required = True
+    tags.classifier_tags = ClassifierTags(multi_class=False)
+    tags.input_tags.sparse = True
+    return tags
+
+
 class PDA(TransformerMixin, BaseEstimator):
     """Principal differences analysis and its sparse form, SPARDA.
 
@@ -243,12 +251,7 @@ class PDA(TransformerMixin, BaseEstimator):
         self.k = k
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # fit(X, y) takes labels of two values (the two samples); fit(X, Y) a second sample
-        tags.target_tags.required = True
-        tags.classifier_tags = ClassifierTags(multi_class=False)
-        tags.input_tags.sparse = True
-        return tags
+        return two_sample_tags(super().__sklearn_tags__())
 
     # -- parameters -------------------------------------------------------------------------------
     def _resolved_params(self, n_features_in: int) -> dict:
