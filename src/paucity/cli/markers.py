@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from .._errors import ParameterError
+from ._cells import LABELS, LABELS_HEADER, TRANSPOSE, read_cells
 from ._command import one_line_errors
 from ._options import quiet
 
@@ -32,16 +33,9 @@ def markers(
     use_raw: Optional[bool] = typer.Option(
         None, "--use-raw/--no-use-raw", help="Read adata.raw (default: when present and no --layer).", show_default=False
     ),
-    labels: Optional[Path] = typer.Option(None, "--labels", help="A csv/tsv/txt of cell labels, for matrix files."),
-    labels_header: Optional[bool] = typer.Option(
-        None,
-        "--labels-header/--no-labels-header",
-        help="Whether the first row of --labels is a header (default: guessed from the file and the cell names).",
-        show_default=False,
-    ),
-    transpose: bool = typer.Option(
-        False, "--transpose", help="The matrix stores genes in rows (genes x cells): transpose it after reading."
-    ),
+    labels: Optional[Path] = LABELS,
+    labels_header: Optional[bool] = LABELS_HEADER,
+    transpose: bool = TRANSPOSE,
     n_bins: int = typer.Option(5, "--n-bins", help="Bins of the recursive-quantile discretization (2 to 255)."),
     prefilter: int = typer.Option(5000, "--prefilter", help="Bivariate methods choose among this many top-MIM genes."),
     beta: Optional[float] = typer.Option(None, "--beta", help="Redundancy weight of --method mifs (default 1)."),
@@ -70,9 +64,6 @@ def markers(
 
     with one_line_errors():
         out = io.check_output_path(out, option="--out")
-        if labels_header is not None and labels is None:
-            flag = "--labels-header" if labels_header else "--no-labels-header"
-            raise ParameterError(f"{flag} describes the --labels file; give --labels or drop {flag}.")
         known, supervised = method.lower() in METHODS, method.lower() in SUPERVISED  # an unknown one: the library says so
         if supervised and groupby is None and labels is None:
             raise ParameterError(
@@ -83,13 +74,7 @@ def markers(
             raise ParameterError(
                 f"--method {method} is unsupervised and uses no labels, so {given} would be ignored; drop it."
             )
-        adata = io.read(
-            input,
-            labels=labels,
-            labels_column=groupby if labels is not None else None,
-            labels_header=labels_header,
-            transpose=transpose,
-        )
+        adata = read_cells(input, groupby=groupby, labels=labels, labels_header=labels_header, transpose=transpose)
         select(
             adata,
             (groupby or "label") if supervised else None,

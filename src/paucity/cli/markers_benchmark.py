@@ -9,6 +9,7 @@ from typing import List, Optional
 import typer
 
 from .._errors import ParameterError
+from ._cells import LABELS, LABELS_HEADER, TRANSPOSE, read_cells
 from ._command import one_line_errors
 from ._options import quiet
 
@@ -77,16 +78,9 @@ def markers_benchmark(
     ),
     layer: Optional[str] = typer.Option(None, "--layer", help="Read counts from this layer of the .h5ad."),
     use_raw: Optional[bool] = typer.Option(None, "--use-raw/--no-use-raw", help="Read adata.raw (default: when present)."),
-    labels: Optional[Path] = typer.Option(None, "--labels", help="A csv/tsv/txt of cell labels, for matrix files."),
-    labels_header: Optional[bool] = typer.Option(
-        None,
-        "--labels-header/--no-labels-header",
-        help="Whether the first row of --labels is a header (default: guessed from the file and the cell names).",
-        show_default=False,
-    ),
-    transpose: bool = typer.Option(
-        False, "--transpose", help="The matrix stores genes in rows (genes x cells): transpose it after reading."
-    ),
+    labels: Optional[Path] = LABELS,
+    labels_header: Optional[bool] = LABELS_HEADER,
+    transpose: bool = TRANSPOSE,
     n_bins: int = typer.Option(5, "--n-bins", help="Bins of the recursive-quantile discretization."),
     prefilter: int = typer.Option(5000, "--prefilter", help="Bivariate methods choose among this many top-MIM genes."),
     n_top: int = typer.Option(100, "--n-top", help="Top genes whose pairs enter the I(x_i; x_j; y) histogram."),
@@ -119,18 +113,9 @@ def markers_benchmark(
         ns = _numbers(n_features, "--n-features")
         method_names = DEFAULT_METHODS if methods is None else _names(methods)
         classifier_names = _names(classifiers)
-        if labels_header is not None and labels is None:
-            flag = "--labels-header" if labels_header else "--no-labels-header"
-            raise ParameterError(f"{flag} describes the --labels file; give --labels or drop {flag}.")
         if groupby is None and labels is None:
             raise ParameterError("the cell labels are missing: give --groupby (a column of obs) or --labels (a file).")
-        adata = io.read(
-            input,
-            labels=labels,
-            labels_column=groupby if labels is not None else None,
-            labels_header=labels_header,
-            transpose=transpose,
-        )
+        adata = read_cells(input, groupby=groupby, labels=labels, labels_header=labels_header, transpose=transpose)
         groupby = groupby or "label"  # where io.read stores the labels of a file when no column is named
         result = run_benchmark_adata(
             adata,
