@@ -33,17 +33,24 @@ Data sets:
 - ``digits``: the seed's simulated protocol (it collapses 8 adjacent
   histogram bins of the UCI CT-slice data into one feature) on scikit-learn's
   bundled ``load_digits`` (1,797 images of 8 × 8 pixels), regressing the digit
-  value: each pair of adjacent pixels of a row is one feature, so 32
-  features, and a judgment of it is one of its 2 pixels drawn uniformly
-  (``paucity.datasets.grouped_feature_crowd``); 300 training images, the
-  other 1,497 for testing. Pairs rather than the seed's groups of 8: the
-  digit value is a weak linear function of the pixels, and 5-fold
-  cross-validated least squares on the exact group means has R² = 0.51 for
-  single pixels, 0.43 for pairs, 0.21 for groups of 4 and 0.18 for whole
-  rows (8), too little signal left to tell the algorithms apart.
-- ``k against m`` (the seed's Figure 8) on digits: a fixed total of training
-  judgments M = m·k per attribute, with k ∈ {2, 3, 4, 6, 8} judgments per
-  feature and m = M/k training images, at budget 16 for Full and Scoring.
+  value: each row of 8 adjacent pixels is one feature, so 8 features, and a
+  judgment of it is one of its 8 pixels drawn uniformly
+  (``paucity.datasets.grouped_feature_crowd``), the seed's group size; 300
+  training images, the other 1,497 for testing. The CT-slice data is not
+  bundled with the project, hence the stand-in.
+- ``digits, pairs (variation)``: the same with groups of 2 adjacent pixels of
+  a row (32 features); more signal survives the grouping (5-fold least
+  squares on the exact group means: R² = 0.43 for pairs, 0.18 for rows).
+- ``k against m`` (the seed's Figure 8) on digits in groups of 8: a fixed
+  total of training judgments M = m·k per attribute, with k ∈ {2, 3, 4, 6, 8}
+  judgments per feature and m = M/k training images, at budget 16 for Full
+  and Scoring. The seed's caption plots the training loss; both the training
+  loss (squared error of the refitted predictor on its own training images)
+  and the test error are recorded.
+
+Every row records the chosen repeat vector (``repeats``), so a tie (Full and
+a baseline choosing the same r, hence the same predictions) is counted as a
+tie and not as a win; the win rates over splits carry a 95% Wilson interval.
 
 Results: ``experiments/results/judgments_experiments.csv`` (one row per split,
 budget and algorithm), figures ``docs/figures/judgments_budget.png`` and
@@ -76,7 +83,8 @@ SECTION = ("<!-- judgments:begin -->", "<!-- judgments:end -->")
 ALGORITHMS = ("full", "scoring", "averages", "copies")
 LABELS = {"full": "Full", "scoring": "Scoring", "averages": "Averages", "copies": "Copies"}
 K = 2
-GROUP_SIZE = 2  # adjacent pixels per digits feature
+GROUP_SIZE = 8  # adjacent pixels per digits feature: the seed's group size
+PAIRS = 2  # the variation with more signal left
 
 FULL = {
     "splits": 50,
@@ -93,11 +101,47 @@ def simulated_crowd():
                           noise=0.5, random_state=2013)
 
 
-def digits_crowd():
+def digits_crowd(group_size: int = GROUP_SIZE):
     from sklearn.datasets import load_digits
 
     digits = load_digits()
-    return grouped_feature_crowd(digits.data, digits.target.astype(np.float64), group_size=GROUP_SIZE)
+    return grouped_feature_crowd(digits.data, digits.target.astype(np.float64), group_size=group_size)
+
+
+def repeats_key(model) -> str:
+    """The repeat vector as text (one count per attribute, in the model's attribute order)."""
+    return " ".join(str(int(r)) for r in model.repeats_.to_numpy())
+
+
+def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (95% by default); (nan, nan) when n = 0."""
+    if n == 0:
+        return (float("nan"), float("nan"))
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (float(centre - half), float(centre + half))
+
+
+def head_to_head(part: pd.DataFrame, baseline: str) -> pd.DataFrame:
+    """Per budget: splits where Full wins, ties (same repeat vector) and loses against ``baseline``.
+
+    ``win_rate`` is wins / (wins + losses), the splits where the two chose different r, with its 95%
+    Wilson interval (``low``, ``high``).
+    """
+    rows = []
+    for budget, group in part.groupby("budget"):
+        wide = group.pivot_table(index="split", columns="algorithm", values="test_mse")
+        keys = group.pivot(index="split", columns="algorithm", values="repeats")
+        tie = keys["full"] == keys[baseline]
+        win = ~tie & (wide["full"] < wide[baseline])
+        loss = ~tie & ~win
+        decided = int(win.sum() + loss.sum())
+        low, high = wilson(int(win.sum()), decided)
+        rows.append({"budget": budget, "baseline": baseline, "wins": int(win.sum()), "ties": int(tie.sum()),
+                     "losses": int(loss.sum()),
+                     "win_rate": win.sum() / decided if decided else float("nan"), "low": low, "high": high})
+    return pd.DataFrame(rows).set_index("budget")
 
 
 def split_judgments(crowd, train, test, most: int, seed: int):
@@ -135,7 +179,7 @@ def run_budgets(name: str, crowd, n_train: int, settings: dict, seed: int) -> li
                     "experiment": name, "split": split, "budget": budget, "algorithm": algorithm,
                     "n_train": n_train, "k": K, "test_mse": error, "projected_loss": projected,
                     "judgments_used": int(model.repeats_.sum()), "attributes_used": int((model.repeats_ > 0).sum()),
-                    "unspent": model.unspent_,
+                    "unspent": model.unspent_, "repeats": repeats_key(model),
                 })
     return rows
 
@@ -163,11 +207,15 @@ def run_k_against_m(crowd, settings: dict, seed: int) -> list[dict]:
                     model = MultiSelectRegressor(budget=budget, algorithm=algorithm).fit(training, labels[train])
                     model.refit(collected, labels[train])
                     error = float(np.mean((model.predict(judged)[y_test.index].to_numpy() - y_test.to_numpy()) ** 2))
+                    y_train = labels[train]
+                    fitted = model.predict(collected)[y_train.index].to_numpy()
+                    training_loss = float(np.mean((fitted - y_train.to_numpy()) ** 2))
                     rows.append({
                         "experiment": f"k against m, M = {total}", "split": split, "budget": budget,
                         "algorithm": algorithm, "n_train": m, "k": k, "test_mse": error,
                         "projected_loss": np.nan, "judgments_used": int(model.repeats_.sum()),
                         "attributes_used": int((model.repeats_ > 0).sum()), "unspent": model.unspent_,
+                        "repeats": repeats_key(model), "training_loss": training_loss,
                     })
     return rows
 
@@ -177,49 +225,71 @@ def budget_table(frame: pd.DataFrame, experiment: str) -> str:
     part = frame[frame["experiment"] == experiment]
     mean = part.pivot_table(index="budget", columns="algorithm", values="test_mse", aggfunc="mean")
     sem = part.pivot_table(index="budget", columns="algorithm", values="test_mse", aggfunc="sem")
-    wins = _full_wins(part)
-    lines = ["| budget | " + " | ".join(LABELS[a] for a in ALGORITHMS) + " | splits where Full ≤ both baselines |",
-             "|---:|" + "---:|" * len(ALGORITHMS) + "---:|"]
+    against = {baseline: head_to_head(part, baseline) for baseline in ("averages", "copies")}
+    lines = ["| budget | " + " | ".join(LABELS[a] for a in ALGORITHMS)
+             + " | Full against Averages: wins/ties/losses, win rate [95% CI] | Full against Copies |",
+             "|---:|" + "---:|" * len(ALGORITHMS) + "---:|---:|"]
     for budget in mean.index:
         cells = [f"{mean.loc[budget, a]:.3f} ± {sem.loc[budget, a]:.3f}" for a in ALGORITHMS]
         best = min(ALGORITHMS, key=lambda a: mean.loc[budget, a])
         cells[ALGORITHMS.index(best)] = f"**{cells[ALGORITHMS.index(best)]}**"
-        lines.append(f"| {budget} | " + " | ".join(cells) + f" | {wins.loc[budget]:.0%} |")
+        for baseline in ("averages", "copies"):
+            cells.append(_head_to_head_cell(against[baseline].loc[budget]))
+        lines.append(f"| {budget} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-def _full_wins(part: pd.DataFrame) -> pd.Series:
-    wide = part.pivot_table(index=["budget", "split"], columns="algorithm", values="test_mse")
-    better = (wide["full"] <= wide["averages"]) & (wide["full"] <= wide["copies"])  # ties: same r chosen
-    return better.groupby(level="budget").mean()
+def _head_to_head_cell(row: pd.Series) -> str:
+    text = f"{row['wins']}/{row['ties']}/{row['losses']}"
+    if row["wins"] + row["losses"]:
+        text += f", {row['win_rate']:.0%} [{row['low']:.0%}, {row['high']:.0%}]"
+    return text
 
 
 def ordering_line(frame: pd.DataFrame, experiment: str) -> str:
     part = frame[frame["experiment"] == experiment]
     mean = part.pivot_table(index="budget", columns="algorithm", values="test_mse", aggfunc="mean")
-    full_best = mean["full"] <= mean[["averages", "copies"]].min(axis=1)
-    scoring_best = (mean["scoring"] < mean["full"])
-    text = (f"Full's mean test error is at most both baselines' at {int(full_best.sum())} of {len(mean)} "
-            "budgets (equal where they chose the same r)")
-    if not full_best.all():
-        text += f" (not at B = {', '.join(str(b) for b in mean.index[~full_best])})"
-    text += f"; Scoring is below Full at {int(scoring_best.sum())}"
+    n = part["split"].nunique()
+    clear, mixed, tied = [], [], []
+    for budget in mean.index:
+        rows = [head_to_head(part, baseline).loc[budget] for baseline in ("averages", "copies")]
+        if all(row["ties"] == n for row in rows):
+            tied.append(budget)
+        elif all(row["wins"] + row["losses"] == 0 or row["low"] > 0.5 for row in rows):
+            clear.append(budget)
+        else:
+            mixed.append(budget)
+    scoring_best = mean["scoring"] < mean["full"]
+    text = (f"Full wins the split-wise comparison against both baselines (the lower end of the Wilson interval "
+            f"of its win rate above 50%, tied splits left out) at B = {_budgets(clear)}")
+    if mixed:
+        text += f"; the comparison is undecided at B = {_budgets(mixed)}"
+    if tied:
+        text += f"; Full and both baselines chose the same r in every split at B = {_budgets(tied)}"
+    text += f". Scoring's mean is below Full's at {int(scoring_best.sum())} of {len(mean)} budgets"
     if scoring_best.any():
-        text += f" (B = {', '.join(str(b) for b in mean.index[scoring_best])})"
+        text += f" (B = {_budgets(mean.index[scoring_best])})"
     return text + "."
+
+
+def _budgets(values) -> str:
+    values = list(values)
+    return ", ".join(str(v) for v in values) if values else "none"
 
 
 def k_table(frame: pd.DataFrame) -> str:
     part = frame[frame["experiment"].str.startswith("k against m")]
-    mean = part.pivot_table(index=["experiment", "k"], columns="algorithm", values="test_mse", aggfunc="mean")
-    sem = part.pivot_table(index=["experiment", "k"], columns="algorithm", values="test_mse", aggfunc="sem")
+    stats = {value: (part.pivot_table(index=["experiment", "k"], columns="algorithm", values=value, aggfunc="mean"),
+                     part.pivot_table(index=["experiment", "k"], columns="algorithm", values=value, aggfunc="sem"))
+             for value in ("training_loss", "test_mse")}
     m = part.groupby(["experiment", "k"])["n_train"].first()
-    lines = ["| M = m·k | k | m | Full | Scoring |", "|---:|---:|---:|---:|---:|"]
-    for (experiment, k) in mean.index:
+    lines = ["| M = m·k | k | m | Full, training loss | Scoring, training loss | Full, test error | Scoring, test error |",
+             "|---:|---:|---:|---:|---:|---:|---:|"]
+    for (experiment, k) in stats["test_mse"][0].index:
         total = experiment.split("= ")[1]
-        lines.append(f"| {total} | {k} | {m.loc[(experiment, k)]} | "
-                     f"{mean.loc[(experiment, k), 'full']:.3f} ± {sem.loc[(experiment, k), 'full']:.3f} | "
-                     f"{mean.loc[(experiment, k), 'scoring']:.3f} ± {sem.loc[(experiment, k), 'scoring']:.3f} |")
+        cells = [f"{stats[value][0].loc[(experiment, k), a]:.3f} ± {stats[value][1].loc[(experiment, k), a]:.3f}"
+                 for value in ("training_loss", "test_mse") for a in ("full", "scoring")]
+        lines.append(f"| {total} | {k} | {m.loc[(experiment, k)]} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -231,8 +301,12 @@ def plot(frame: pd.DataFrame, experiments: list[str], path_budget: Path, path_k:
 
     from paucity.io import write_figure
 
-    fig, axes = plt.subplots(1, len(experiments), figsize=(5 * len(experiments), 4))
-    for ax, experiment in zip(np.atleast_1d(axes), experiments):
+    columns = 2 if len(experiments) > 2 else len(experiments)
+    rows = -(-len(experiments) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(5 * columns, 4 * rows), squeeze=False)
+    for ax in axes.ravel()[len(experiments):]:
+        ax.remove()
+    for ax, experiment in zip(axes.ravel(), experiments):
         part = frame[frame["experiment"] == experiment]
         mean = part.pivot_table(index="budget", columns="algorithm", values="test_mse", aggfunc="mean")
         sem = part.pivot_table(index="budget", columns="algorithm", values="test_mse", aggfunc="sem")
@@ -250,16 +324,18 @@ def plot(frame: pd.DataFrame, experiments: list[str], path_budget: Path, path_k:
     part = frame[frame["experiment"].str.startswith("k against m")]
     if not len(part):
         return
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for ax, algorithm in zip(axes, ("full", "scoring")):
-        for experiment, group in part[part["algorithm"] == algorithm].groupby("experiment", sort=False):
-            curve = group.groupby("k")["test_mse"].agg(["mean", "sem"])
-            ax.errorbar(curve.index, curve["mean"], yerr=curve["sem"], marker="o", capsize=2,
-                        label=experiment.split(", ")[1])
-        ax.set_title(f"{LABELS[algorithm]}: digits, budget {part['budget'].iloc[0]}")
-        ax.set_xlabel("k, training judgments per feature (m = M/k objects)")
-        ax.set_ylabel("test squared error")
-        ax.legend()
+    fig, axes = plt.subplots(2, 2, figsize=(10, 8))
+    for row, (value, label) in enumerate((("training_loss", "training loss (squared error on the training images)"),
+                                          ("test_mse", "test squared error"))):
+        for ax, algorithm in zip(axes[row], ("full", "scoring")):
+            for experiment, group in part[part["algorithm"] == algorithm].groupby("experiment", sort=False):
+                curve = group.groupby("k")[value].agg(["mean", "sem"])
+                ax.errorbar(curve.index, curve["mean"], yerr=curve["sem"], marker="o", capsize=2,
+                            label=experiment.split(", ")[1])
+            ax.set_title(f"{LABELS[algorithm]}: digits in rows of {GROUP_SIZE}, budget {part['budget'].iloc[0]}")
+            ax.set_xlabel("k, training judgments per feature (m = M/k objects)")
+            ax.set_ylabel(label)
+            ax.legend()
     fig.tight_layout()
     write_figure(fig, path_k, dpi=120)
     plt.close(fig)
@@ -268,15 +344,19 @@ def plot(frame: pd.DataFrame, experiments: list[str], path_budget: Path, path_k:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke run; writes nothing under docs/")
+    parser.add_argument("--splits", type=int, default=None, help="random splits per point (default 50)")
     args = parser.parse_args(argv)
-    settings = QUICK if args.quick else FULL
+    settings = dict(QUICK if args.quick else FULL)
+    if args.splits is not None:
+        settings["splits"] = args.splits
     started = time.perf_counter()
-    simulated, digits = simulated_crowd(), digits_crowd()
+    simulated, digits, pairs = simulated_crowd(), digits_crowd(), digits_crowd(PAIRS)
     rows = []
     for name, crowd, n_train, seed in (
         ("simulated", simulated, 300, 1),
         ("simulated, small sample", simulated, 40, 2),
         ("digits", digits, 300, 3),
+        ("digits, pairs (variation)", pairs, 300, 5),
     ):
         t = time.perf_counter()
         rows += run_budgets(name, crowd, n_train, settings, seed)
@@ -285,7 +365,7 @@ def main(argv=None) -> None:
     rows += run_k_against_m(digits, settings, seed=4)
     print(f"k against m: {time.perf_counter() - t:.0f} s", flush=True)
     frame = pd.DataFrame(rows)
-    experiments = ["simulated", "simulated, small sample", "digits"]
+    experiments = ["simulated", "simulated, small sample", "digits", "digits, pairs (variation)"]
     for experiment in experiments:
         print(f"\n{experiment}\n{budget_table(frame, experiment)}\n{ordering_line(frame, experiment)}")
     print(f"\n{k_table(frame)}")
@@ -298,12 +378,14 @@ def main(argv=None) -> None:
     plot(frame, experiments, FIGURES / "judgments_budget.png", FIGURES / "judgments_k_vs_m.png")
     about = machine()
     body = [f"Written by `experiments/judgments.py` ({settings['splits']} random splits per point; "
-            f"mean test squared error ± its standard error over the splits; the best of each row in bold). "
+            f"mean test squared error ± its standard error over the splits; the best of each row in bold; "
+            f"wins/ties/losses of Full against each baseline over the splits, a tie being the same repeat "
+            f"vector, and Full's win rate among the other splits with its 95% Wilson interval). "
             f"Machine: {about.get('cpu', 'unknown CPU')}, {about.get('cores', '?')} cores; "
             f"{time.perf_counter() - started:.0f} s in all.", ""]
     for experiment in experiments:
         body += [f"#### {experiment}", "", budget_table(frame, experiment), "", ordering_line(frame, experiment), ""]
-    body += ["#### k against m (digits, budget {})".format(settings["k_budget"]), "", k_table(frame)]
+    body += [f"#### k against m (digits in rows of {GROUP_SIZE}, budget {settings['k_budget']})", "", k_table(frame)]
     write_section(SECTION, "\n".join(body), DOC)
     print(f"\nwrote {RESULTS / 'judgments_experiments.csv'}, the figures and the section of {DOC.name}")
 

@@ -35,15 +35,57 @@ def test_full_beats_the_baselines_on_a_simulated_crowd():
         assert errors[(budget, "full")] < min(errors[(budget, "averages")], errors[(budget, "copies")])
 
 
+BUDGETS = [1, 2, 3, 4, 6, 8, 10, 14, 18, 24, 32, 40]  # every budget of docs/figures/judgments_budget.png
+
+
+def test_wilson_interval_matches_hand_computed_values():
+    from experiments.judgments import wilson
+
+    # 8 of 10, z = 1.96: centre (0.8 + 0.19208) / 1.38416 = 0.71672, half-width 0.22657
+    low, high = wilson(8, 10)
+    assert low == pytest.approx(0.4902, abs=1e-4) and high == pytest.approx(0.9433, abs=1e-4)
+    assert wilson(0, 5)[0] == pytest.approx(0.0, abs=1e-12) and wilson(5, 5)[1] == pytest.approx(1.0)
+    assert all(np.isnan(wilson(0, 0)))
+
+
+def test_head_to_head_counts_a_same_repeat_vector_as_a_tie():
+    from experiments.judgments import head_to_head
+
+    rows = [  # split 0: same r (a tie even with different errors); split 1: Full lower; split 2: Full higher
+        (0, "full", 1.0, "1 0"), (0, "copies", 0.9, "1 0"),
+        (1, "full", 1.0, "2 0"), (1, "copies", 1.5, "1 1"),
+        (2, "full", 2.0, "2 0"), (2, "copies", 1.5, "1 1"),
+    ]
+    part = pd.DataFrame(rows, columns=["split", "algorithm", "test_mse", "repeats"]).assign(budget=2)
+    row = head_to_head(part, "copies").loc[2]
+    assert (row["wins"], row["ties"], row["losses"]) == (1, 1, 1)
+    assert row["win_rate"] == pytest.approx(0.5)
+
+
 @pytest.mark.slow
-def test_full_beats_the_baselines_at_every_clearly_separated_budget():
-    # the figures of docs/judgments.md: Full at most both baselines at 11 of 12 budgets, the twelfth a tie
-    errors = mean_error_by_budget(n_splits=20, budgets=[2, 4, 8, 10, 14, 18, 24, 32])
-    for budget in (2, 4, 8, 10, 14, 18, 24, 32):
-        assert errors[(budget, "full")] <= min(errors[(budget, "averages")], errors[(budget, "copies")]) + 0.01
-    for budget in (10, 14, 18, 24, 32):  # with room to buy repeats, clearly below
-        assert errors[(budget, "full")] < 0.97 * min(errors[(budget, "averages")], errors[(budget, "copies")])
-        assert errors[(budget, "full")] < errors[(budget, "scoring")]  # correlated attributes
+def test_full_against_the_baselines_at_every_budget_of_the_figure():
+    from experiments import judgments
+
+    settings = {"splits": 20, "budgets": BUDGETS}
+    frame = pd.DataFrame(judgments.run_budgets("simulated", judgments.simulated_crowd(), 300, settings, seed=7))
+    against = {b: judgments.head_to_head(frame, b) for b in ("averages", "copies")}
+    mean = frame.pivot_table(index="budget", columns="algorithm", values="test_mse", aggfunc="mean")
+    print("\n" + judgments.budget_table(frame, "simulated"))
+    print(judgments.ordering_line(frame, "simulated"))
+    assert set(mean.index) == set(BUDGETS)
+    # B = 1: Averages cannot afford an attribute's k = 2 judgments, so it buys nothing and Full beats it in
+    # every split; Full and Copies both take the best attribute once: the same r, a tie, not a win
+    assert against["averages"].loc[1, "wins"] == 20
+    assert against["copies"].loc[1, "ties"] >= 18
+    # with room to buy repeats, Full wins clearly against both: the Wilson interval lies above one half,
+    # and its mean error is at least 3% below both baselines'
+    for budget in (10, 14, 18, 24, 32, 40):
+        for baseline in ("averages", "copies"):
+            assert against[baseline].loc[budget, "low"] > 0.5, (budget, baseline)
+        assert mean.loc[budget, "full"] < 0.97 * mean.loc[budget, ["averages", "copies"]].min()
+        assert mean.loc[budget, "full"] < mean.loc[budget, "scoring"]  # correlated attributes
+    # B = 2, 3, 4, 6, 8: Full and Copies often choose the same r and the others split about evenly;
+    # the counts are printed above and reported in docs/judgments.md, not asserted
 
 
 @pytest.mark.slow
