@@ -5,6 +5,7 @@ Run with paucity's development Python from the repository root::
     python experiments/ranking.py all              # every figure, the seeds' sizes
     python experiments/ranking.py fig3_1           # one figure
     python experiments/ranking.py fig5_1c --repeats 100
+    python experiments/ranking.py fig5_1ab          # bound probabilities against c
     python experiments/ranking.py all --quick      # small grids, few repetitions
 
 Subcommands (seed 000 is the thesis of chapter 3, seed 003 the one of chapter 5):
@@ -25,6 +26,13 @@ Subcommands (seed 000 is the thesis of chapter 3, seed 003 the one of chapter 5)
     RankCentrality (Gaussian kernel of width σ = 2⁻⁵, 2⁻⁴, 2⁻⁵, λ = 1/n),
     λ-regularized RankCentrality, regularized BTL and RankSVM (linear and on
     random Fourier features); 20 repetitions. (b) tau-b against σ for a few m.
+``fig5_1ab``
+    Seed 003, §5.5, Figures 5.1(a) and 5.1(b): noiseless permutations of 1000
+    items, each pair measured with probability ``c log(n) / n``; the fraction
+    of 300 runs in which the displacement bound of Theorem 5.4.2 (BRE, eq.
+    5.13) and of Theorem 5.4.6 (URE, eq. 5.23) holds, against c, for a few ν
+    (four times smaller for URE), with the theorems' lower bounds on that
+    probability (eqs. 5.83 and 5.22) as dashed curves.
 ``fig5_1c``
     Seed 003, §5.5: a noiseless permutation of 8000 items, each pair measured
     with probability ``c log(n) / n``; BRE and URE on the same comparisons;
@@ -85,6 +93,12 @@ RFF_MAX_M = 10000  # RankSVM on random features is fitted up to this many compar
 
 DISPLACEMENT = {"n": 8000, "c": 10.0, "runs": 500, "bin_size": 100}
 QUICK_DISPLACEMENT = {"n": 2000, "c": 10.0, "runs": 20, "bin_size": 100}
+# Figures 5.1(a)/(b). The seed does not list its ν or its grid of c; ν for URE is a quarter of BRE's, as in the
+# seed, so that both theorems bound the top νn positions by the same νn. c stops below n / log(n) ≈ 145, where
+# the measurement probability c log(n)/n would exceed 1.
+BOUNDS = {"n": 1000, "runs": 300, "nu": (0.1, 0.2, 0.4),
+          "c_grid": (0.5, 1, 1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)}
+QUICK_BOUNDS = {"n": 300, "runs": 10, "nu": (0.1, 0.2, 0.4), "c_grid": (2, 8, 32)}
 
 
 def _streams(seed, count: int) -> list[np.random.Generator]:
@@ -433,6 +447,114 @@ def plot_displacement(result: DisplacementResult, path, *, title: str = "") -> N
     plt.close(fig)
 
 
+# -- Figures 5.1(a) and 5.1(b) -----------------------------------------------------------------------
+def bre_bound_holds(moved: np.ndarray, nu: float) -> bool:
+    """Whether the displacement bound of Theorem 5.4.2 (seed 003, eq. 5.13) holds.
+
+    Eq. 5.13:  max_j |π̂(j) − π*(j)| ≤ ν n.
+    """
+    return bool(moved.max() <= nu * len(moved))
+
+
+def ure_bound_holds(moved: np.ndarray, nu: float) -> bool:
+    """Whether the displacement bound of Theorem 5.4.6 (seed 003, eq. 5.23) holds for every item.
+
+    Eq. 5.23, with true positions π*(j) = 1, ..., n (item k of ``moved`` is at true position k + 1):
+        |π*(j) − π̂(j)| ≤ 4 ν n                 if π*(j) < ν n,
+        |π*(j) − π̂(j)| ≤ 4 √(ν π*(j) n)        if π*(j) ≥ ν n.
+    """
+    n = len(moved)
+    position = np.arange(1, n + 1, dtype=np.float64)
+    bound = np.where(position < nu * n, 4.0 * nu * n, 4.0 * np.sqrt(nu * position * n))
+    return bool(np.all(moved <= bound))
+
+
+def bre_probability_bound(n: int, c: float, nu: float) -> float:
+    """The lower bound of Theorem 5.4.2 on the probability that eq. 5.13 holds, noiseless (p = 1).
+
+    Eq. 5.83:  P ≥ 1 − 2 n^(1 − a_n (3/8) (2p − 1)² ν² c),  a_n = n / (n + c log n)  (eq. 5.83's a_n);
+    with p = 1:  1 − 2 n^(1 − a_n (3/8) ν² c).  Clipped at 0 (the bound says nothing below).
+    """
+    a_n = n / (n + c * np.log(n))
+    return float(max(0.0, 1.0 - 2.0 * n ** (1.0 - a_n * 3.0 / 8.0 * nu**2 * c)))
+
+
+def ure_probability_bound(n: int, c: float, nu: float, p: float = 1.0) -> float:
+    """The lower bound of Theorem 5.4.6 on the probability that eq. 5.23 holds.
+
+    Eq. 5.22:  P ≥ 1 − 2 n^(1 − (3/2) [(2p − 1)² ν² / (3(1 − p) + (5p − 1) ν)] c);
+    with p = 1 the bracket is ν / 4:  1 − 2 n^(1 − 3 ν c / 8).  Clipped at 0.
+    """
+    rate = (2 * p - 1) ** 2 * nu**2 / (3 * (1 - p) + (5 * p - 1) * nu)
+    return float(max(0.0, 1.0 - 2.0 * n ** (1.0 - 1.5 * rate * c)))
+
+
+def bound_experiment(n: int, c_grid, runs: int, nus, *, random_state=SEED, progress=False) -> pd.DataFrame:
+    """How often the displacement bounds of Theorems 5.4.2 (BRE, ν) and 5.4.6 (URE, ν/4) hold, per c.
+
+    For every c, ``runs`` noiseless permutations of ``n`` items (item k the
+    k-th best), each pair measured with probability ``c log(n) / n``; BRE and
+    URE are fitted on the same comparisons, ties broken at random. One row per
+    method, ν and c: the number of runs in which the bound held, their
+    fraction, and the theorem's lower bound on that probability.
+    """
+    from paucity.ranking import BRE, URE
+
+    truth = -np.arange(n, dtype=np.float64)
+    rows = []
+    for c in c_grid:
+        started = time.perf_counter()
+        rate = c * np.log(n) / n
+        held = {("BRE", nu): 0 for nu in nus} | {("URE", nu / 4): 0 for nu in nus}
+        worst = {"BRE": [], "URE": []}
+        sizes = []
+        for rng in _streams([random_state, n, round(c * 1000), 51], runs):
+            comparisons = flip_comparisons(n, rate=rate, p=1.0, random_state=rng)
+            sizes.append(comparisons.n_comparisons)
+            bre = displacement(BRE().fit(comparisons).scores_.to_numpy(), truth, ties="random", random_state=rng)
+            ure = displacement(URE().fit(comparisons).scores_.to_numpy(), truth, ties="random", random_state=rng)
+            worst["BRE"].append(bre.max())
+            worst["URE"].append(ure.max())
+            for nu in nus:
+                held[("BRE", nu)] += bre_bound_holds(bre, nu)
+                held[("URE", nu / 4)] += ure_bound_holds(ure, nu / 4)
+        for (method, nu), count in held.items():
+            bound = bre_probability_bound(n, c, nu) if method == "BRE" else ure_probability_bound(n, c, nu)
+            rows.append((method, nu, c, n, runs, float(np.mean(sizes)), count, count / runs, bound,
+                         float(np.median(worst[method]))))
+        _log(f"fig5_1ab c={c:g}: {time.perf_counter() - started:.1f}s", progress)
+    return pd.DataFrame(rows, columns=["method", "nu", "c", "n", "runs", "mean_comparisons", "held", "probability",
+                                       "lower_bound", "median_max_displacement"])
+
+
+def plot_bounds(table: pd.DataFrame, path, *, title: str = "") -> None:
+    """(a) BRE, (b) URE: empirical probability (solid) and the theorem's lower bound (dashed) against c."""
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6), squeeze=False)
+    colors = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple"]
+    n = int(table["n"].iloc[0])
+    fine = np.geomspace(table["c"].min(), table["c"].max(), 200)
+    for ax, method, panel, theorem in ((axes[0, 0], "BRE", "(a)", "Theorem 5.4.2"),
+                                       (axes[0, 1], "URE", "(b)", "Theorem 5.4.6")):
+        part = table[table["method"] == method]
+        for color, (nu, group) in zip(colors, part.groupby("nu", sort=True)):
+            ax.plot(group["c"], group["probability"], color=color, marker="o", markersize=3.5, label=f"ν = {nu:g}")
+            bound = bre_probability_bound if method == "BRE" else ure_probability_bound
+            ax.plot(fine, [bound(n, c, nu) for c in fine], color=color, linestyle="--", linewidth=1)
+        ax.set_xscale("log")
+        ax.set_ylim(-0.03, 1.03)
+        ax.set_xlabel("c (each pair measured with probability c log(n)/n)")
+        ax.set_ylabel("P(displacement bound holds)")
+        ax.set_title(f"{panel} {method}, bound of {theorem}; dashed: the theorem's lower bound", fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8, loc="lower right")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    _figure(fig, path)
+    plt.close(fig)
+
+
 # -- subcommands -----------------------------------------------------------------------------------
 def run_convergence(name: str, *, repeats=None, quick=False, seed=SEED, figures=FIGURES, results=RESULTS,
                     progress=True) -> pd.DataFrame:
@@ -493,7 +615,20 @@ def run_displacement(*, repeats=None, quick=False, seed=SEED, c=None, figures=FI
     return result
 
 
-COMMANDS = ("fig3_1", "fig3_2", "fig3_4", "fig3_5", "fig3_6", "fig5_1c")
+def run_bounds(*, repeats=None, quick=False, seed=SEED, figures=FIGURES, results=RESULTS,
+               progress=True) -> pd.DataFrame:
+    settings = dict(QUICK_BOUNDS if quick else BOUNDS)
+    if repeats:
+        settings["runs"] = repeats
+    table = bound_experiment(settings["n"], settings["c_grid"], settings["runs"], settings["nu"], random_state=seed,
+                             progress=progress)
+    _table(table, Path(results) / "ranking_fig5_1ab.csv")
+    plot_bounds(table, Path(figures) / "ranking_fig5_1ab.png",
+                title=f"Figure 5.1(a, b): n = {settings['n']}, noiseless, {settings['runs']} runs per c")
+    return table
+
+
+COMMANDS = ("fig3_1", "fig3_2", "fig3_4", "fig3_5", "fig3_6", "fig5_1ab", "fig5_1c")
 
 
 def run(name: str, *, repeats=None, quick=False, seed=SEED, c=None, sweep=True, figures=FIGURES, results=RESULTS,
@@ -505,6 +640,9 @@ def run(name: str, *, repeats=None, quick=False, seed=SEED, c=None, sweep=True, 
     if name in FEATURES:
         return run_features(name, repeats=repeats, quick=quick, seed=seed, figures=figures, results=results,
                             sweep=sweep, progress=progress)
+    if name == "fig5_1ab":
+        return run_bounds(repeats=repeats, quick=quick, seed=seed, figures=figures, results=results,
+                          progress=progress)
     if name == "fig5_1c":
         return run_displacement(repeats=repeats, quick=quick, seed=seed, c=c, figures=figures, results=results,
                                 progress=progress)
@@ -516,7 +654,8 @@ def parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("experiment", choices=(*COMMANDS, "all"), help="which figure to reproduce")
     p.add_argument("--repeats", type=int, default=None,
-                   help="repetitions (default: the seeds' 40 for fig3_1/3_2, 20 for fig3_4-3_6 (a), 500 for fig5_1c)")
+                   help="repetitions (default: the seeds' 40 for fig3_1/3_2, 20 for fig3_4-3_6 (a), 300 per c for "
+                        "fig5_1ab, 500 for fig5_1c)")
     p.add_argument("--quick", action="store_true", help="small grids and few repetitions, for a check in seconds")
     p.add_argument("--seed", type=int, default=SEED, help="seed of all random draws (default 0)")
     p.add_argument("--c", type=float, default=None,

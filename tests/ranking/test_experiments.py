@@ -51,9 +51,27 @@ def test_script_runs_at_tiny_size(rx, tmp_path):
     assert (tmp_path / "ranking_fig5_1c.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_fig5_1ab_bounds_match_the_theorems(rx):
+    """Seed 003, Theorems 5.4.2 and 5.4.6 with p = 1, evaluated by hand."""
+    # eq. 5.22 with p = 1: 1 − 2 n^(1 − 3νc/8); ν = 1/4, c = 16: 1 − 2 / sqrt(1000)
+    assert rx.ure_probability_bound(1000, 16, 0.25) == pytest.approx(1 - 2 / np.sqrt(1000))
+    assert rx.ure_probability_bound(1000, 8, 0.25) == 0.0  # 1 − 2 n^0 < 0: clipped
+    # eq. 5.83: a_n = 100 / (100 + 50 log 100) = 0.302794; exponent 1 − a_n (3/8) 0.64 · 50 = −2.63353
+    assert 1 - rx.bre_probability_bound(100, 50, 0.8) == pytest.approx(2 * 100**-2.63353, rel=1e-4)
+    # eq. 5.13: max displacement ≤ νn
+    assert rx.bre_bound_holds(np.array([0, 1, 1, 0]), 0.25) and not rx.bre_bound_holds(np.array([0, 2, 1, 0]), 0.25)
+    # eq. 5.23 with n = 10, ν = 0.1 (νn = 1): every position k ≥ 1 is bounded by 4 sqrt(k)
+    moved = np.array([4, 5, 6, 8, 0, 0, 0, 0, 0, 12])
+    assert rx.ure_bound_holds(moved, 0.1)
+    assert not rx.ure_bound_holds(np.array([5, 0, 0, 0, 0, 0, 0, 0, 0, 0]), 0.1)  # 5 > 4 sqrt(1)
+    table = rx.bound_experiment(60, [4], 3, (0.2,), random_state=1)
+    assert set(zip(table["method"], table["nu"])) == {("BRE", 0.2), ("URE", 0.05)}
+    assert ((table["held"] >= 0) & (table["held"] <= 3)).all()
+
+
 # -- slow: the seeds' claims -------------------------------------------------------------------------
 @pytest.mark.slow
-def test_lambda_regularization_ranks_where_unregularized_returns_uniform():
+def test_fig3_lambda_regularization_ranks_where_unregularized_returns_uniform():
     """Seed 000 §3.4: unregularized RankCentrality is trivial at small m, λ-regularized is not."""
     n, m = 200, 300
     v = btl_scores(n, random_state=0)
@@ -71,7 +89,7 @@ def test_lambda_regularization_ranks_where_unregularized_returns_uniform():
 
 
 @pytest.mark.slow
-def test_lambda_bias_shows_in_l2_error_more_than_in_tau(rx):
+def test_fig3_lambda_bias_shows_in_l2_error_more_than_in_tau(rx):
     """Seed 000 §3.4: at large m, λ = 1/n costs much ℓ2 accuracy and little or no tau-b."""
     runs = rx.convergence_experiment(20, [5000], 10, random_state=3, chains=("sampling",), divisors=(1,))
     summary = rx.summarize(runs, ["n", "m", "method", "chain"], ["l2_error", "tau_b"])
@@ -82,15 +100,37 @@ def test_lambda_bias_shows_in_l2_error_more_than_in_tau(rx):
     assert abs(tau[regularized] - tau[plain]) < 0.05  # ...and the same ranking quality
 
 
-@pytest.mark.slow
-def test_bias_of_lambda_is_larger_with_fewer_items_on_nos_chain(rx):
-    """Seed 000 §3.4: the bias of λ ∈ {1/n, ...} is much greater at n = 20 than at n = 200 (Q̂^NOS)."""
-    excess = {}
+def _lambda_gap(rx, chain: str) -> dict:
+    """ℓ2 error of λ = 1/n minus that of unregularized RankCentrality, at the largest m of Figs. 3.1/3.2."""
+    gap = {}
     for n, m in ((20, 5000), (200, 50000)):
-        runs = rx.convergence_experiment(n, [m], 10, random_state=4, chains=("nos",), divisors=(1,),
-                                         btl_alpha=1.0)
+        runs = rx.convergence_experiment(n, [m], 10, random_state=4, chains=(chain,), divisors=(1,))
         l2 = _means(rx.summarize(runs, ["n", "m", "method", "chain"], ["l2_error"]), "l2_error")
-        excess[n] = l2[("λ = 1/n", "nos")] / l2[("RankCentrality", "nos")]
+        gap[n] = (l2[("λ = 1/n", chain)], l2[("RankCentrality", chain)])
+    return gap
+
+
+@pytest.mark.slow
+def test_fig3_bias_of_lambda_on_the_seeds_chain_does_not_shrink_with_more_items(rx):
+    """Seed 000 §3.4 says the bias of λ ∈ {1/n, ...} is much greater at n = 20 than at n = 200.
+
+    On the chain of the seed's Algorithms 6 and 7 (Q̂ of eq. 3.5) that does not hold: the bias of
+    λ = 1/n is large at both sizes and about the same (each row's comparison mass is about 1/n, the
+    order of λ, whatever n is).
+    """
+    gap = _lambda_gap(rx, "sampling")
+    regularized, plain = gap[200]
+    assert regularized > 2.0 * plain  # a large bias with 200 items too
+    bias = {n: r - p for n, (r, p) in gap.items()}
+    assert bias[200] > 0.25
+    assert bias[20] < 1.5 * bias[200]  # not "much greater" with 20 items
+
+
+@pytest.mark.slow
+def test_fig3_bias_of_lambda_is_larger_with_fewer_items_on_nos_chain(rx):
+    """On Q̂^NOS (eq. 3.3) the seed's statement holds: no visible bias at n = 200, a clear one at n = 20."""
+    gap = _lambda_gap(rx, "nos")
+    excess = {n: r / p for n, (r, p) in gap.items()}
     assert excess[200] < 1.02  # no visible bias with 200 items
     assert excess[20] > excess[200] + 0.1
 
