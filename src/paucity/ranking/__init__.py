@@ -7,6 +7,7 @@
 - :class:`BRE`, :class:`URE`: balanced and unbalanced rank estimation by
   counting, online (``partial_fit``) and distributed on Dask (:class:`DaskComparisons`).
 - :class:`RankSVM`: the feature baselines (linear, or on random Fourier features).
+- :class:`SiameseRanker`: the Siamese-network feature baseline (a shared-weight tower f(x)).
 - :func:`rank`: one call, a method name and its parameters; returns a :class:`RankResult`.
 - :func:`evaluate`: scores against held-out comparisons and true scores; returns a :class:`RankingEvaluation`.
 - :mod:`paucity.ranking.metrics`: Kendall's tau-b, inversions, footrule, displacement, held-out error.
@@ -27,6 +28,7 @@ _WHERE = {
     "URE": "counting",
     "DaskComparisons": "distributed",
     "RankSVM": "svm",
+    "SiameseRanker": "siamese",
     "rank": "dispatch",
     "RankResult": "dispatch",
     "METHODS": "dispatch",
