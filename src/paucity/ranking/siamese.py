@@ -28,6 +28,7 @@ from .._validation import (
     validate_params,
 )
 from .base import Ranker, as_comparisons
+from .svm import check_feature_rows
 
 __all__ = ["SiameseRanker"]
 
@@ -270,18 +271,6 @@ class SiameseRanker(Ranker):
         numpy.ndarray of shape (n,)
         """
         check_is_fitted(self, "scores_")
-        try:
-            values = np.asarray(features, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise InputError("features must be a numeric array of shape (n, n_features).") from None
-        expected = len(self.feature_mean_)
-        if values.ndim == 1:
-            values = values[:, None] if expected == 1 else values[None, :]
-        if values.ndim != 2 or values.shape[1] != expected:
-            raise InputError(
-                f"features has shape {values.shape} but the model was fitted on {expected} features per item."
-            )
-        if not np.isfinite(values).all():
-            raise InputError("features has a missing or infinite value.")
+        values = check_feature_rows(features, len(self.feature_mean_))
         scores, _ = _tower(self._theta, self._shapes, (values - self.feature_mean_) / self.feature_scale_)
         return scores

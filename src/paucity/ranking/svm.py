@@ -301,18 +301,28 @@ class RankSVM(Ranker):
         True
         """
         check_is_fitted(self, "scores_")
-        try:
-            values = np.asarray(features, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise InputError("features must be a numeric array of shape (n, n_features).") from None
         expected = self.feature_map_.n_features_in_ if self.feature_map_ is not None else len(self.coef_)
-        if values.ndim == 1:  # a value per item of a one-feature model, or one item's features
-            values = values[:, None] if expected == 1 else values[None, :]
-        if values.ndim != 2 or values.shape[1] != expected:
-            raise InputError(
-                f"features has shape {values.shape} but the model was fitted on {expected} features per item."
-            )
-        if not np.isfinite(values).all():
-            raise InputError("features has a missing or infinite value.")
+        values = check_feature_rows(features, expected)
         mapped = self.feature_map_.transform(values) if self.feature_map_ is not None else values
         return mapped @ self.coef_
+
+
+def check_feature_rows(features, n_features: int) -> np.ndarray:
+    """New items' feature rows for a fitted feature model: a finite (n, n_features) float array.
+
+    A 1-D array is one item's features, or a value per item when the model
+    has a single feature.
+    """
+    try:
+        values = np.asarray(features, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError("features must be a numeric array of shape (n, n_features).") from None
+    if values.ndim == 1:  # a value per item of a one-feature model, or one item's features
+        values = values[:, None] if n_features == 1 else values[None, :]
+    if values.ndim != 2 or values.shape[1] != n_features:
+        raise InputError(
+            f"features has shape {values.shape} but the model was fitted on {n_features} features per item."
+        )
+    if not np.isfinite(values).all():
+        raise InputError("features has a missing or infinite value.")
+    return values
