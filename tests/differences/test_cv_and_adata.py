@@ -218,3 +218,11 @@ def test_cv_fits_one_matrix_and_two_valued_labels():
     np.testing.assert_array_equal(by_labels.beta_, by_samples.beta_)
     assert by_labels.classes_.tolist() == ["x", "y"]
     assert by_labels.selected_names_.tolist() == [f"x{j}" for j in by_labels.selected_]
+
+
+def test_pdacv_passes_support_rules_to_every_fit():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4)); Y = rng.normal(size=(60, 4)); Y[:, 1] += 1.0
+    model = PDACV(n_features=[1, 2], support_rules=False, random_state=0, max_iter=30).fit(X, Y)
+    assert model.best_estimator_.get_params()["support_rules"] is False
+    assert PDACV().get_params()["support_rules"] is True

@@ -363,3 +363,28 @@ def test_the_progress_bar_changes_nothing():
     quiet = PDA(sparsity="l1", n_features=2, random_state=0, max_iter=40).fit(X, Y)
     shown = PDA(sparsity="l1", n_features=2, random_state=0, max_iter=40, progress=True).fit(X, Y)
     np.testing.assert_array_equal(quiet.beta_, shown.beta_)
+
+
+def test_support_rules_off_tightens_on_relax_support_exactly():
+    # a large λ leaves RELAX one feature. With the rules it is replaced by the feature of largest divergence on
+    # its own; here that is feature 2, identically distributed in X and Y but with 4 times the spread (the
+    # sample W₂² grows with the spread), while RELAX keeps feature 0, the one whose mean is shifted
+    rng = np.random.default_rng(3)
+    scale = np.array([1.0, 1.0, 4.0, 1.0, 1.0])
+    X = rng.normal(size=(150, 5)) * scale
+    Y = rng.normal(size=(150, 5)) * scale
+    Y[:, 0] += 0.6
+    centre = np.vstack([X, Y]).mean(axis=0)
+    marginal = [Wasserstein()._value(X[:, j] - centre[j], Y[:, j] - centre[j]) for j in range(5)]
+    assert int(np.argmax(marginal)) == 2
+    with_rules = PDA(sparsity="l1", lam=1.0, random_state=0).fit(X, Y)
+    without = PDA(sparsity="l1", lam=1.0, random_state=0, support_rules=False).fit(X, Y)
+    assert with_rules.selected_.tolist() == [2]
+    assert without.selected_.tolist() == [0]
+    assert int(np.argmax(np.abs(without.relaxation_.beta))) == 0
+    assert without.get_params()["support_rules"] is False
+
+
+def test_support_rules_must_be_boolean():
+    with pytest.raises(ParameterError, match="support_rules"):
+        PDA(sparsity="l1", support_rules="yes").fit(np.eye(4), np.eye(4)[::-1] * 2)

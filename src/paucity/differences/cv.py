@@ -94,6 +94,9 @@ class PDACV(TransformerMixin, BaseEstimator):
     random_state : int, numpy.random.Generator or None
     progress : bool, default False
         A bar over the candidate fits.
+    support_rules : bool, default True
+        Passed to every :class:`PDA` fit (False: tighten on RELAX's own
+        support, without the one-feature and alternative-support rules).
     ks : array-like of int, optional
         Deprecated old name of ``n_features`` (a FutureWarning at fit).
 
@@ -142,6 +145,7 @@ class PDACV(TransformerMixin, BaseEstimator):
         "tolerance": [Interval(numbers.Real, 0, 1, closed="left")],
         "random_state": [RANDOM_STATE],
         "progress": [BOOLEAN],
+        "support_rules": [BOOLEAN],
         "ks": [_ARRAY_LIKE, Interval(numbers.Integral, 1, None), None],
     }
 
@@ -162,6 +166,7 @@ class PDACV(TransformerMixin, BaseEstimator):
         random_state=None,
         progress: bool = False,
         *,
+        support_rules: bool = True,
         ks=None,
     ):
         self.lams = lams
@@ -178,6 +183,7 @@ class PDACV(TransformerMixin, BaseEstimator):
         self.tolerance = tolerance
         self.random_state = random_state
         self.progress = progress
+        self.support_rules = support_rules
         self.ks = ks
 
     def __sklearn_tags__(self):
@@ -233,6 +239,7 @@ class PDACV(TransformerMixin, BaseEstimator):
             tighten_max_iter=params["tighten_max_iter"],
             batch_size=params["batch_size"],
             random_state=rng,
+            support_rules=params["support_rules"],
         )
         return model.set_params(**{name: value})
 

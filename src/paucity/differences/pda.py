@@ -131,6 +131,14 @@ class PDA(TransformerMixin, BaseEstimator):
         most 4,194,304 pairs, blocks of √(that) rows per side beyond.
     tighten_max_iter : int, default 500
         Iterations of each tightening run.
+    support_rules : bool, default True
+        With ``sparsity="l1"``, apply the two support rules before
+        tightening: a one-feature support becomes the feature with the
+        largest divergence on its own, and with ``n_features`` the
+        whole-sphere ascent's largest weights are compared with RELAX's.
+        False: tighten on exactly the features RELAX's direction keeps (its
+        non-zero weights, or its ``n_features`` largest), the seed's
+        procedure as written.
     random_state : int, numpy.random.Generator or None
         Draws the restarts and the row blocks.
     progress : bool, default False
@@ -185,10 +193,10 @@ class PDA(TransformerMixin, BaseEstimator):
     entries of B survive λ's thresholding and by the fit's support rules (a
     one-feature support is replaced by the best single feature; with
     ``n_features`` an alternative support is compared), not by the
-    relaxation itself. Not done yet: the λ path side by side with and
-    without these rules, and the two-sample power run at the seed's sample
-    size (n = m = 1,000); the solver's constants were chosen on the same
-    MADELON draw that the guide reports.
+    relaxation itself; ``support_rules=False`` turns them off.
+    ``experiments/differences_madelon.py`` reports the selection with and
+    without them side by side on draws that were not used to choose the
+    solver's constants (see the guide).
 
     Examples
     --------
@@ -222,6 +230,7 @@ class PDA(TransformerMixin, BaseEstimator):
         "adaptive": [BOOLEAN],
         "batch_size": [Interval(numbers.Integral, 2, None), Options("auto"), None],
         "tighten_max_iter": [Interval(numbers.Integral, 1, None)],
+        "support_rules": [BOOLEAN],
         "random_state": [RANDOM_STATE],
         "progress": [BOOLEAN],
         "k": [Interval(numbers.Integral, 1, None), None],
@@ -244,6 +253,7 @@ class PDA(TransformerMixin, BaseEstimator):
         random_state=None,
         progress: bool = False,
         *,
+        support_rules: bool = True,
         k: int | None = None,
     ):
         self.divergence = divergence
@@ -260,6 +270,7 @@ class PDA(TransformerMixin, BaseEstimator):
         self.tighten_max_iter = tighten_max_iter
         self.random_state = random_state
         self.progress = progress
+        self.support_rules = support_rules
         self.k = k
 
     def __sklearn_tags__(self):
@@ -351,10 +362,11 @@ class PDA(TransformerMixin, BaseEstimator):
             support = _support(np.where(varying, relaxation.beta, 0.0), sparse, size) & varying
             if not support.any():  # RELAX's direction lay on constant features only
                 support = varying
-            if sparse and support.sum() < varying.sum():  # pick among supports of RELAX's size
+            rules = sparse and params["support_rules"]
+            if rules and support.sum() < varying.sum():  # pick among supports of RELAX's size
                 support = self._choose_support(Xc, Yc, relaxation.beta, support, varying, wasserstein, size,
                                                params["tighten_max_iter"])
-            bar.advance(3 if sparse else 0)
+            bar.advance(3 if rules else 0)
             starts = [relaxation.beta] + [_random_start(support, rng) for _ in range(params["n_restarts"])]
             best = _best_tightening(Xc, Yc, starts, wasserstein, support, params["tighten_max_iter"], bar)
             if not isinstance(divergence, Wasserstein):
@@ -459,7 +471,8 @@ def _tighten_runs(params) -> int:
     """Tightening runs of a fit: the RELAX start and the restarts (twice for a divergence other than
     Wasserstein's), and up to three more to choose a SPARDA support."""
     other = divergence_name(params["divergence"]) != "wasserstein"
-    return (1 + params["n_restarts"]) * (1 + other) + (3 if params["sparsity"] == "l1" else 0)
+    rules = params["sparsity"] == "l1" and params.get("support_rules", True)
+    return (1 + params["n_restarts"]) * (1 + other) + (3 if rules else 0)
 
 
 def _support(beta_relax: np.ndarray, sparse: bool, size) -> np.ndarray:
