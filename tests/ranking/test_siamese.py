@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from paucity._errors import InputError, NotFittedError, ParameterError
+from paucity._errors import InputError, NotFittedError, ParameterError, PaucityWarning
 from paucity.datasets import btl_comparisons
 from paucity.ranking import Comparisons, RankSVM, SiameseRanker
 from paucity.ranking.metrics import kendall_tau_b
@@ -117,3 +117,16 @@ def test_max_iter_warns_when_it_stops_the_solver(sine):
     _, _, train = sine
     with pytest.warns(PaucityWarning, match="max_iter"):
         SiameseRanker(max_iter=2, random_state=0).fit(train)
+
+
+def test_a_penalty_that_shrinks_the_network_to_a_constant_warns(sine):
+    with pytest.warns(PaucityWarning, match="shrank the network to a constant"):
+        SiameseRanker(alpha=1e3, random_state=0).fit(sine[2])
+
+
+def test_a_fitted_network_does_not_warn(sine):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PaucityWarning)
+        SiameseRanker(random_state=0).fit(sine[2])

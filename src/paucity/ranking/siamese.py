@@ -32,6 +32,9 @@ from .svm import check_feature_rows
 
 __all__ = ["SiameseRanker"]
 
+# scores spanning less than this (on the log-odds scale) mean a network shrunk to a constant by the penalty
+_COLLAPSED_SPREAD = 1e-6
+
 
 def _shapes(n_features: int, hidden: tuple[int, ...]) -> list[tuple[int, int]]:
     sizes = [n_features, *hidden, 1]
@@ -249,6 +252,14 @@ class SiameseRanker(Ranker):
         self._shapes = shapes
         self._theta = theta
         scores, _ = _tower(theta, shapes, Z)
+        if np.ptp(scores) < _COLLAPSED_SPREAD:
+            warnings.warn(
+                f"SiameseRanker: the penalty alpha={params['alpha']:g} shrank the network to a constant (its scores "
+                f"span {np.ptp(scores):.1e}, every predicted probability is 0.5); their order is round-off, not a "
+                "ranking. Lower alpha.",
+                PaucityWarning,
+                stacklevel=2,
+            )
         self._set_scores(comparisons.items, scores, scores)
         return self
 
