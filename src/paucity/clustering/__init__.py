@@ -1,0 +1,45 @@
+"""Active spectral clustering with costly, noisy similarities (seed 003, chapter 2).
+
+People cluster objects whose pairwise similarities cost money or lab time:
+photos rated by crowd workers, protein pairs that need an alignment, strains
+that need an assay. Spectral clustering needs only similarities; these tools
+choose which ones to measure.
+
+- :func:`spectral_bisection`, :func:`fiedler_vector`: spectral clustering of a
+  (partial) similarity matrix by the sign of the second eigenvector of its
+  unnormalized Laplacian, zeros imputed for unmeasured pairs (eq. 2.2).
+- :func:`iu_red_scores`, :func:`shamir_tishby_scores`: the score of every pair
+  under IU-RED (Algorithm 1) and S&T (Algorithm 2), from eq. (2.6).
+- :func:`misclustering_error`: the fraction of items misclustered, minimized
+  over matchings of cluster names.
+- :class:`SimilarityOracle` (the protocol), :class:`MatrixOracle` (a complete
+  matrix, optionally with :class:`BetaNoise`), :class:`FunctionOracle` (a
+  Python function): where measurements come from.
+- :class:`MeasurementStore`: every measurement in a database (SQLite by
+  default), running estimates per pair (§2.5), resumable sessions.
+- :class:`ActiveSpectralClustering`: the active loop, by ``fit(oracle)`` or
+  step by step with ``ask`` and ``tell``.
+"""
+
+from importlib import import_module
+
+_WHERE = {
+    "spectral_bisection": "spectral",
+    "fiedler_vector": "spectral",
+    "FiedlerVector": "spectral",
+    "iu_red_scores": "scores",
+    "shamir_tishby_scores": "scores",
+    "misclustering_error": "metrics",
+}
+
+__all__ = list(_WHERE)
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module 'paucity.clustering' has no attribute {name!r}")
+    return getattr(import_module(f"paucity.clustering.{_WHERE[name]}"), name)
+
+
+def __dir__():
+    return sorted(__all__)
