@@ -30,6 +30,10 @@ _WHERE = {
     "iu_red_scores": "scores",
     "shamir_tishby_scores": "scores",
     "misclustering_error": "metrics",
+    "SimilarityOracle": "oracles",
+    "MatrixOracle": "oracles",
+    "FunctionOracle": "oracles",
+    "BetaNoise": "oracles",
 }
 
 __all__ = list(_WHERE)
