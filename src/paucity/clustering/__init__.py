@@ -34,6 +34,8 @@ _WHERE = {
     "MatrixOracle": "oracles",
     "FunctionOracle": "oracles",
     "BetaNoise": "oracles",
+    "MeasurementStore": "store",
+    "SimilarityEstimates": "estimates",
 }
 
 __all__ = list(_WHERE)

@@ -1,0 +1,170 @@
+"""Running estimates of noisy similarities from repeat measurements (seed 003, §2.5).
+
+The similarity of a pair is estimated by the median of its measurements, and
+its standard deviation by
+
+- σ̂ = √(1/12) ≈ 0.2887 before any measurement (the standard deviation of a
+  uniform similarity on [0, 1]),
+- σ̂ = s after one measurement and σ̂ = s/√r after r,
+
+where s estimates the population standard deviation of one measurement: the
+pooled standard deviation of the pairs measured more than once,
+s² = Σ_pairs Σ_k (x_k − x̄_pair)² / Σ_pairs (r_pair − 1). Until some pair has
+been measured twice s is unknown; it is then taken as √(1/12) too (the seed
+does not say; this keeps σ̂ at its prior until the first repeat).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._errors import InputError
+
+__all__ = ["PRIOR_SIGMA", "SimilarityEstimates", "RunningEstimates"]
+
+#: σ̂ of a similarity never measured: the standard deviation of the uniform law on [0, 1].
+PRIOR_SIGMA = float(np.sqrt(1.0 / 12.0))
+
+
+@dataclass(frozen=True)
+class SimilarityEstimates:
+    """Running estimates of the measured pairs (what :meth:`MeasurementStore.estimates` returns).
+
+    Attributes
+    ----------
+    n_items : int or None
+        Number of items, when known.
+    i, j : ndarray of int
+        The measured pairs, i < j, sorted.
+    n_repeats : ndarray of int
+        Measurements of each pair.
+    median : ndarray
+        ŵᵢⱼ, the median of each pair's measurements.
+    sigma : ndarray
+        σ̂ᵢⱼ = s/√r.
+    pooled_sd : float
+        s, the pooled standard deviation of the repeated pairs (NaN before any repeat).
+
+    Examples
+    --------
+    >>> running = RunningEstimates(3)
+    >>> for i, j, value in [(0, 1, 0.8), (0, 1, 0.6), (0, 1, 0.9), (1, 2, 0.1)]:
+    ...     _ = running.add(i, j, value)
+    >>> estimates = running.snapshot()
+    >>> estimates.to_frame().round(4)
+       i  j  n_repeats  median   sigma
+    0  0  1          3     0.8  0.0882
+    1  1  2          1     0.1  0.1528
+    >>> round(estimates.pooled_sd, 4), round(estimates.sigma_of(0, 2), 4)  # s; a pair never measured
+    (0.1528, 0.2887)
+    """
+
+    n_items: int | None
+    i: np.ndarray
+    j: np.ndarray
+    n_repeats: np.ndarray
+    median: np.ndarray
+    sigma: np.ndarray
+    pooled_sd: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per measured pair: i, j, n_repeats, median, sigma."""
+        return pd.DataFrame(
+            {"i": self.i, "j": self.j, "n_repeats": self.n_repeats, "median": self.median, "sigma": self.sigma}
+        )
+
+    def sigma_of(self, i: int, j: int) -> float:
+        """σ̂ of the pair {i, j}: √(1/12) when it was never measured."""
+        i, j = min(i, j), max(i, j)
+        hit = np.flatnonzero((self.i == i) & (self.j == j))
+        return float(self.sigma[hit[0]]) if len(hit) else PRIOR_SIGMA
+
+    def matrix(self) -> np.ndarray:
+        """Ŵ as a dense n × n matrix: medians, zeros for unmeasured pairs, ones on the diagonal (Ŵ = I at the start)."""
+        if self.n_items is None:
+            raise InputError("the number of items is unknown, so Ŵ has no shape; set the store's n_items first.")
+        W = np.eye(self.n_items)
+        W[self.i, self.j] = self.median
+        W[self.j, self.i] = self.median
+        return W
+
+
+class RunningEstimates:
+    """Median, count and σ̂ of every pair, updated one measurement at a time.
+
+    With ``n_items`` it keeps Ŵ (medians, zeros where unmeasured, ones on the
+    diagonal) and the measurement counts as dense n × n matrices ``W`` and
+    ``counts``, so that a step of the active loop reads them without copying:
+    O(n²) memory.
+
+    Parameters
+    ----------
+    n_items : int or None
+        Number of items; None keeps no matrices (for :meth:`snapshot` only).
+    """
+
+    def __init__(self, n_items: int | None):
+        self.n_items = None if n_items is None else int(n_items)
+        self.W = None if n_items is None else np.eye(self.n_items)
+        self.counts = None if n_items is None else np.zeros((self.n_items, self.n_items), dtype=np.int32)
+        self._values: dict[tuple[int, int], list[float]] = {}
+        self._squares: dict[tuple[int, int], float] = {}
+        self._sum_squares = 0.0
+        self._degrees_of_freedom = 0
+        self.n_measurements = 0
+
+    def add(self, i: int, j: int, value: float) -> float:
+        """Record one measurement of {i, j}; returns the pair's new median."""
+        key = (min(i, j), max(i, j))
+        values = self._values.setdefault(key, [])
+        values.append(float(value))
+        r = len(values)
+        if r >= 2:
+            squares = float(np.sum((np.asarray(values) - np.mean(values)) ** 2))
+            self._sum_squares += squares - self._squares.get(key, 0.0)
+            self._squares[key] = squares
+            self._degrees_of_freedom += 1
+        median = float(np.median(values))
+        a, b = key
+        if self.W is not None:
+            self.W[a, b] = self.W[b, a] = median
+            self.counts[a, b] = self.counts[b, a] = r
+        self.n_measurements += 1
+        return median
+
+    @property
+    def pooled_sd(self) -> float:
+        """s: the pooled standard deviation of the repeated pairs, NaN before the first repeat."""
+        if self._degrees_of_freedom == 0:
+            return float("nan")
+        return float(np.sqrt(max(self._sum_squares, 0.0) / self._degrees_of_freedom))
+
+    @property
+    def population_sd(self) -> float:
+        """The s used in σ̂: the pooled standard deviation, or √(1/12) before the first repeat."""
+        s = self.pooled_sd
+        return PRIOR_SIGMA if np.isnan(s) else s
+
+    def sigma_matrix(self) -> np.ndarray:
+        """σ̂ for every pair as an n × n matrix: √(1/12) where unmeasured, s/√r after r measurements."""
+        counts = self.counts
+        with np.errstate(divide="ignore"):
+            sigma = self.population_sd / np.sqrt(counts)
+        return np.where(counts == 0, PRIOR_SIGMA, sigma)
+
+    def repeats_of(self, i: int, j: int) -> int:
+        """How many times {i, j} has been measured."""
+        return len(self._values.get((min(i, j), max(i, j)), ()))
+
+    def snapshot(self) -> SimilarityEstimates:
+        """The estimates of the measured pairs, as a frozen :class:`SimilarityEstimates`."""
+        keys = sorted(self._values)
+        i = np.array([k[0] for k in keys], dtype=np.int64)
+        j = np.array([k[1] for k in keys], dtype=np.int64)
+        counts = np.array([len(self._values[k]) for k in keys], dtype=np.int64)
+        medians = np.array([np.median(self._values[k]) for k in keys], dtype=np.float64)
+        sigma = self.population_sd / np.sqrt(counts) if len(keys) else np.empty(0)
+        return SimilarityEstimates(self.n_items, i, j, counts, medians, np.asarray(sigma, dtype=float), self.pooled_sd)

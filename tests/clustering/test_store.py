@@ -1,0 +1,176 @@
+"""The measurement store: SQLite in WAL mode through SQLAlchemy Core, running estimates (seed 003 §2.5),
+refusal of foreign databases, and nothing lost when the process is killed."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import sqlite3
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from paucity._errors import InputError, ParameterError, ReaderError
+from paucity.clustering import MeasurementStore
+from paucity.clustering.estimates import PRIOR_SIGMA, RunningEstimates
+
+
+def test_measurements_survive_reopening(tmp_path):
+    path = tmp_path / "session.db"
+    with MeasurementStore(path, n_items=5) as store:
+        store.add([[1, 0], [2, 4]], [0.5, 0.25], source="a", time=10.0)
+        store.add([[0, 1]], [0.75], source="b", time=11.0)
+    frame = MeasurementStore(str(path)).measurements()
+    assert frame[["order", "i", "j", "repeat"]].values.tolist() == [[1, 0, 1, 1], [2, 2, 4, 1], [3, 0, 1, 2]]
+    assert frame["value"].tolist() == [0.5, 0.25, 0.75]
+    assert frame["source"].tolist() == ["a", "a", "b"]
+    assert frame["time"].tolist() == [10.0, 10.0, 11.0]
+    assert MeasurementStore(path).n_items == 5
+
+
+def test_sqlite_runs_in_write_ahead_log_mode(tmp_path):
+    path = tmp_path / "wal.db"
+    MeasurementStore(path).add([[0, 1]], [0.3])
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_url_works_like_a_path(tmp_path):
+    path = tmp_path / "url.db"
+    MeasurementStore(f"sqlite:///{path}", n_items=3).add([[0, 2]], [1.0])
+    assert len(MeasurementStore(path)) == 1
+
+
+def test_running_estimates_follow_section_2_5(tmp_path):
+    """Median of repeats; σ̂ = √(1/12) unmeasured, s after one, s/√r after r; s pooled over repeated pairs."""
+    rng = np.random.default_rng(0)
+    pairs = rng.integers(0, 6, (60, 2))
+    pairs = pairs[(pairs[:, 0] != pairs[:, 1]) & (pairs.min(axis=1) > 0)]  # item 0 is never measured
+    values = rng.random(len(pairs))
+    store = MeasurementStore(tmp_path / "e.db", n_items=6)
+    store.add(pairs, values)
+    estimates = store.estimates()
+    frame = pd.DataFrame({"i": pairs.min(axis=1), "j": pairs.max(axis=1), "value": values})
+    groups = frame.groupby(["i", "j"])["value"]
+    squares = groups.apply(lambda x: ((x - x.mean()) ** 2).sum())
+    counts = groups.count()
+    s = np.sqrt(squares.sum() / (counts - 1).sum())
+    assert estimates.pooled_sd == pytest.approx(s)
+    expected = pd.DataFrame({"median": groups.median(), "n_repeats": counts, "sigma": s / np.sqrt(counts)})
+    np.testing.assert_allclose(estimates.median, expected["median"].to_numpy())
+    np.testing.assert_array_equal(estimates.n_repeats, expected["n_repeats"].to_numpy())
+    np.testing.assert_allclose(estimates.sigma, expected["sigma"].to_numpy())
+    unmeasured = next((a, b) for a in range(6) for b in range(a + 1, 6) if (a, b) not in counts.index)
+    assert estimates.sigma_of(*unmeasured) == pytest.approx(np.sqrt(1 / 12))
+    W = estimates.matrix()
+    assert W[unmeasured] == 0 and np.all(np.diag(W) == 1) and np.allclose(W, W.T)
+
+
+def test_before_any_repeat_sigma_stays_at_its_prior():
+    running = RunningEstimates(4)
+    running.add(0, 1, 0.9)
+    assert np.isnan(running.pooled_sd)
+    sigma = running.sigma_matrix()
+    assert sigma[0, 1] == pytest.approx(PRIOR_SIGMA) and sigma[2, 3] == pytest.approx(PRIOR_SIGMA)
+    running.add(1, 0, 0.5)
+    assert running.pooled_sd == pytest.approx(np.std([0.9, 0.5], ddof=1))
+    assert running.sigma_matrix()[1, 0] == pytest.approx(np.std([0.9, 0.5], ddof=1) / np.sqrt(2))
+    assert running.W[0, 1] == pytest.approx(0.7) and running.counts[1, 0] == 2
+
+
+def test_pending_asks_are_answered_one_per_measurement(tmp_path):
+    store = MeasurementStore(tmp_path / "p.db", n_items=4)
+    store.add_pending([[0, 1], [2, 3], [1, 0]])
+    store.add([[1, 0]], [0.4])
+    assert store.pending().tolist() == [[2, 3], [0, 1]]
+    store.add([[3, 2], [0, 2]], [0.1, 0.2])  # (0, 2) was never asked: recorded, nothing to answer
+    assert store.pending().tolist() == [[0, 1]]
+    store.clear_pending()
+    assert store.pending().shape == (0, 2)
+
+
+def test_a_killed_writer_loses_nothing_committed(tmp_path):
+    """A process killed between asking and answering: every answer before is there, the ask is pending."""
+    path = tmp_path / "killed.db"
+    script = textwrap.dedent(
+        f"""
+        import os
+        from paucity.clustering import MeasurementStore
+        store = MeasurementStore({str(path)!r}, n_items=10)
+        for t in range(100):
+            pair = [[t % 9, 9]]
+            store.add_pending(pair)
+            if t == 7:
+                os._exit(3)
+            store.add(pair, [t / 100])
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 3, result.stderr
+    store = MeasurementStore(path)
+    assert store.measurements()["value"].tolist() == [t / 100 for t in range(7)]
+    assert store.pending().tolist() == [[7, 9]]
+
+
+def test_a_database_of_another_program_is_refused_untouched(tmp_path):
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE users (name TEXT)")
+    with pytest.raises(ReaderError, match="written by another program") as caught:
+        MeasurementStore(path)
+    assert "\n" not in str(caught.value) and "users" in str(caught.value)
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+def test_a_file_that_is_not_a_database_is_refused(tmp_path):
+    path = tmp_path / "notes.db"
+    path.write_text("these are my notes, not a database\n" * 200)
+    with pytest.raises(ReaderError, match="not a database") as caught:
+        MeasurementStore(path)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_foreign_table_of_the_same_name_is_refused(tmp_path):
+    path = tmp_path / "same-name.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE paucity_store (key TEXT, value TEXT)")
+        connection.execute("INSERT INTO paucity_store VALUES ('format', 'something else')")
+    with pytest.raises(ReaderError, match="another program"):
+        MeasurementStore(path)
+
+
+def test_bad_arguments(tmp_path):
+    with pytest.raises(ParameterError, match="directory"):
+        MeasurementStore(tmp_path)
+    with pytest.raises(ParameterError, match="folder"):
+        MeasurementStore(tmp_path / "missing" / "x.db")
+    with pytest.raises(ParameterError, match="file path or an SQLAlchemy URL"):
+        MeasurementStore(42)
+    with pytest.raises(ParameterError, match="cannot use the database URL"):
+        MeasurementStore("nosuchdialect://host/db")
+    store = MeasurementStore(tmp_path / "b.db", n_items=4)
+    with pytest.raises(InputError, match="session over 4 items, but n_items=6"):
+        MeasurementStore(tmp_path / "b.db", n_items=6)
+    with pytest.raises(InputError, match="unknown item"):
+        store.add([[0, 4]], [0.5])
+    with pytest.raises(InputError, match=r"\[0, 1\]"):
+        store.add([[0, 1]], [1.5])
+    with pytest.raises(InputError, match="with itself"):
+        store.add_pending([[2, 2]])
+    assert len(store) == 0
+    loose = MeasurementStore(tmp_path / "c.db")
+    loose.add([[0, 7]], [0.5])
+    with pytest.raises(InputError, match="item 7"):
+        loose.set_n_items(5)
+
+
+def test_copies_share_the_database(tmp_path):
+    store = MeasurementStore(tmp_path / "copy.db", n_items=3)
+    store.add([[0, 1]], [0.5])
+    for other in (copy.deepcopy(store), pickle.loads(pickle.dumps(store))):
+        assert other.url == store.url and len(other) == 1
