@@ -121,8 +121,9 @@ class PDA(TransformerMixin, BaseEstimator):
         direction is the same after 300 iterations as after 500.
     patience : int, default 50
         T of RELAX: stop after this many iterations without improvement.
-    step_B, step_dual : float
-        RELAX's steps γ and η (see :func:`~paucity.differences.relax`).
+    step_B, step_dual : float, default 0.1 and 3.0
+        RELAX's steps γ and η (see :func:`~paucity.differences.relax`, whose
+        Notes say on which draws they were chosen).
     adaptive : bool, default True
         Adagrad steps for RELAX's dual variables.
     batch_size : int, "auto" or None, default "auto"
@@ -245,8 +246,8 @@ class PDA(TransformerMixin, BaseEstimator):
         n_restarts: int = 4,
         max_iter: int = 300,
         patience: int = 50,
-        step_B: float = 0.3,
-        step_dual: float = 1.0,
+        step_B: float = 0.1,
+        step_dual: float = 3.0,
         adaptive: bool = True,
         batch_size="auto",
         tighten_max_iter: int = 500,
