@@ -24,6 +24,7 @@ choose which ones to measure.
 from importlib import import_module
 
 _WHERE = {
+    "ActiveSpectralClustering": "active",
     "spectral_bisection": "spectral",
     "fiedler_vector": "spectral",
     "FiedlerVector": "spectral",

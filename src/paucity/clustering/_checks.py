@@ -136,8 +136,14 @@ def check_pairs(pairs, n_items: int, *, name: str = "pairs") -> np.ndarray:
         if not np.all(np.isfinite(array)) or not np.all(array == np.round(array)):
             raise InputTypeError(f"{name} must hold integer item indices, got non-integer values such as "
                                  f"{array[~((array == np.round(array)) & np.isfinite(array))][0]!r}.")
+        if np.abs(array).max() >= 2**62:
+            k = int(np.argmax(np.abs(array).max(axis=1)))
+            raise InputError(f"{name} names an unknown item in row {k}: {array[k].tolist()}; the items are "
+                             f"numbered 0..{n_items - 1}.")
     elif array.dtype.kind not in "iu":
         raise InputTypeError(f"{name} must hold integer item indices, got dtype {array.dtype}.")
+    elif array.dtype.kind == "u" and array.max() >= 2**62:
+        raise InputError(f"{name} names an unknown item ({int(array.max())}); the items are numbered 0..{n_items - 1}.")
     array = array.astype(np.int64)
     outside = (array < 0) | (array >= n_items)
     if outside.any():
@@ -172,7 +178,7 @@ def check_values(values, n_pairs: int, *, name: str = "values", source: str | No
     bad = ~np.isfinite(array)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        raise InputError(f"{who} {array[k]!r} for pair number {k}; similarities must be finite numbers in [0, 1].")
+        raise InputError(f"{who} {float(array[k])!r} for pair number {k}; similarities must be finite numbers in [0, 1].")
     outside = (array < 0) | (array > 1)
     if outside.any():
         k = int(np.flatnonzero(outside)[0])

@@ -26,7 +26,8 @@ from ._checks import check_similarities
 from . import spectral
 from .spectral import FiedlerVector, dense_spectrum, fiedler_of, laplacian
 
-__all__ = ["iu_red_scores", "shamir_tishby_scores", "IuRedDirection", "iu_red_direction", "pair_scores", "nearest_to_boundary"]
+__all__ = ["iu_red_scores", "shamir_tishby_scores", "IuRedDirection", "iu_red_direction", "pair_scores", "nearest_to_boundary",
+           "shamir_tishby_dense"]
 
 #: Relative residual at which the conjugate-gradient solve for g stops.
 SOLVE_TOLERANCE = 1e-12
@@ -230,9 +231,18 @@ def shamir_tishby_scores(W_hat) -> np.ndarray:
 
 def shamir_tishby_from(W, fiedler: FiedlerVector) -> np.ndarray:
     """:func:`shamir_tishby_scores` for a validated W whose v̂₂ is defined."""
+    return shamir_tishby_dense(W, fiedler.n_components)[1]
+
+
+def shamir_tishby_dense(W, n_components: int) -> tuple[FiedlerVector, np.ndarray | None]:
+    """v̂₂ and S&T's scores from one dense eigendecomposition (scores None when v̂₂ is undefined)."""
     L = laplacian(W)
     degrees = L.diagonal() if sp.issparse(L) else np.diag(L)
-    values, vectors = dense_spectrum(L, 2.0 * float(degrees.max()))
+    scale = 2.0 * float(degrees.max())
+    values, vectors = dense_spectrum(L, scale)
+    fiedler = spectral.fiedler_result(values[0], vectors[:, 0], values[1], scale, n_components, None)
+    if not fiedler.defined:
+        return fiedler, None
     v2 = vectors[:, 0]
     scaled = vectors[:, 1:] / (values[0] - values[1:])
     gram = scaled @ scaled.T  # R²
@@ -240,4 +250,4 @@ def shamir_tishby_from(W, fiedler: FiedlerVector) -> np.ndarray:
     norms = diagonal[:, None] + diagonal[None, :] - 2.0 * gram
     scores = np.subtract.outer(v2, v2) ** 2 * np.maximum(norms, 0.0)
     np.fill_diagonal(scores, 0.0)
-    return scores
+    return fiedler, scores

@@ -192,7 +192,7 @@ def fiedler_of(W, *, start=None, dense_max: int | None = None) -> FiedlerVector:
 
 def _dense(L, scale: float, n_components: int) -> FiedlerVector:
     values, vectors = dense_spectrum(L, scale)
-    return _result(values[0], vectors[:, 0], values[1], scale, n_components, None)
+    return fiedler_result(values[0], vectors[:, 0], values[1], scale, n_components, None)
 
 
 def dense_spectrum(L, scale: float) -> tuple[np.ndarray, np.ndarray]:
@@ -209,7 +209,8 @@ def dense_spectrum(L, scale: float) -> tuple[np.ndarray, np.ndarray]:
     return values[:-1], vectors[:, :-1]
 
 
-def _result(value, vector, third, scale, n_components, block) -> FiedlerVector:
+def fiedler_result(value, vector, third, scale, n_components, block) -> FiedlerVector:
+    """A :class:`FiedlerVector` from an eigenpair and the next eigenvalue: sign fixed, definedness decided."""
     defined = bool(third - value > REPEATED_TOLERANCE * max(scale, np.finfo(float).tiny))
     vector = vector - vector.mean()  # exact orthogonality to 1 after round-off
     vector = canonical_sign(vector / np.linalg.norm(vector))
@@ -251,7 +252,7 @@ def _iterative(L, degrees, scale, n_components, start) -> FiedlerVector | None:
         return None
     if residual[1] > 1e-6 * scale:
         return None
-    return _result(values[0], vectors[:, 0], values[1], scale, n_components, vectors)
+    return fiedler_result(values[0], vectors[:, 0], values[1], scale, n_components, vectors)
 
 
 def spectral_bisection(W, n_clusters: int = 2) -> np.ndarray:
@@ -301,11 +302,12 @@ def first_appearance(labels: np.ndarray) -> np.ndarray:
     return rank[inverse.ravel()]
 
 
-def recursive_bisection(W, n_clusters: int, *, start=None):
+def recursive_bisection(W, n_clusters: int, *, start=None, root: FiedlerVector | None = None):
     """Labels by recursive bisection of the largest cluster, and each split's (items, FiedlerVector).
 
-    The first split is of all items (warm-started from ``start``); later ones
-    are of the largest cluster's sub-matrix.
+    The first split is of all items (``root`` when given, else computed,
+    warm-started from ``start``); later ones are of the largest cluster's
+    sub-matrix.
     """
     n = W.shape[0]
     labels = np.zeros(n, dtype=np.int64)
@@ -317,8 +319,7 @@ def recursive_bisection(W, n_clusters: int, *, start=None):
         if len(items) < 2:  # cannot happen while n_clusters <= n; kept as a guard
             break
         if len(items) == n:
-            sub = W
-            fiedler = fiedler_of(sub, start=start)
+            fiedler = root if root is not None else fiedler_of(W, start=start)
         elif len(items) == 2:
             fiedler = FiedlerVector(0.0, np.array([1.0, -1.0]) / np.sqrt(2.0), float("nan"), 2, True)
         else:

@@ -1,0 +1,64 @@
+"""The clustering kernels against slow NumPy references."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from paucity.clustering import _kernels
+
+
+def reference_top(scores, counts, asked, repeats, sigma, k):
+    """Candidates (counts + asked < repeats, i < j, score > 0) sorted by score descending, index ascending."""
+    n = len(scores)
+    rows = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            if counts[i, j] + asked[i, j] < repeats:
+                value = scores[i, j] * (sigma[i, j] if sigma is not None else 1.0)
+                if value > 0:
+                    rows.append((-value, i * n + j))
+    rows.sort()
+    return [index for _, index in rows[:k]], [-value for value, _ in rows[:k]]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(3, 9), st.integers(1, 12), st.integers(1, 3), st.booleans(), st.integers(0, 2**31))
+def test_top_pairs_equal_the_sorted_reference(n, k, repeats, use_sigma, seed):
+    rng = np.random.default_rng(seed)
+    v = np.round(rng.normal(size=n), 1)  # rounded: ties happen and must go to the lower index
+    g = np.round(rng.normal(size=n), 1)
+    counts = rng.integers(0, repeats + 1, (n, n)).astype(np.int32)
+    asked = (rng.random((n, n)) < 0.2).astype(np.int32)
+    prior, s = np.sqrt(1 / 12), 0.1
+    sigma = np.where(counts == 0, prior, s / np.sqrt(np.maximum(counts, 1))) if use_sigma else None
+    scores = np.abs(np.subtract.outer(v, v) * np.subtract.outer(g, g))
+    expected_index, expected_score = reference_top(scores, counts, asked, repeats, sigma, k)
+    for run in ("vectors", "matrix"):
+        best_score, best_index = np.empty(k), np.empty(k, dtype=np.int64)
+        if run == "vectors":
+            found = _kernels.top_pairs_from_vectors(v, g, counts, asked, repeats, use_sigma, prior, s, best_score,
+                                                    best_index)
+        else:
+            found = _kernels.top_pairs_from_matrix(scores, counts, asked, repeats, use_sigma, prior, s, best_score,
+                                                   best_index)
+        assert best_index[:found].tolist() == expected_index
+        np.testing.assert_allclose(best_score[:found], expected_score)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(3, 9), st.booleans(), st.integers(0, 2**31))
+def test_candidates_are_counted_and_numbered_in_row_major_order(n, joining, seed):
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 2, (n, n)).astype(np.int32)
+    asked = np.zeros((n, n), dtype=np.int32)
+    labels = rng.integers(0, 3, n).astype(np.int64)
+    expected = [i * n + j for i in range(n) for j in range(i + 1, n)
+                if counts[i, j] + asked[i, j] < 1 and (not joining or labels[i] != labels[j])]
+    assert _kernels.count_candidates(counts, asked, 1, labels, joining) == len(expected)
+    if expected:
+        ranks = np.sort(rng.choice(len(expected), size=min(3, len(expected)), replace=False))
+        out = np.empty(len(ranks), dtype=np.int64)
+        _kernels.nth_candidates(counts, asked, 1, labels, joining, ranks, out)
+        assert out.tolist() == [expected[r] for r in ranks]

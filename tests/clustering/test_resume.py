@@ -1,0 +1,109 @@
+"""A session killed mid-run resumes from its database: nothing lost, nothing measured twice, and the same
+choices as a session never interrupted."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from paucity._errors import InputError
+from paucity.clustering import ActiveSpectralClustering, MatrixOracle, MeasurementStore
+
+PARAMS = dict(budget=45, batch_size=4, interleave=True, random_state=5)
+
+
+def similarities(n=14, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.r_[rng.normal(0, 1, (n // 2, 2)), rng.normal(0, 1, (n - n // 2, 2)) + [2.5, 0]]
+    return np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 2)
+
+
+def run_until_killed(tmp_path, W, database, after: int, strategy: str) -> subprocess.CompletedProcess:
+    """Fit in another process whose oracle calls os._exit once it would answer more than `after` pairs."""
+    np.save(tmp_path / "W.npy", W)
+    script = textwrap.dedent(
+        f"""
+        import os
+        import numpy as np
+        from paucity.clustering import ActiveSpectralClustering, MatrixOracle
+
+        class Dying:
+            def __init__(self, W):
+                self.inner, self.n_items, self.answered = MatrixOracle(W), len(W), 0
+
+            def query(self, pairs):
+                if self.answered + len(pairs) > {after}:
+                    os._exit(7)  # killed while the batch is out: no answer comes back
+                self.answered += len(pairs)
+                return self.inner.query(pairs)
+
+        W = np.load({str(tmp_path / "W.npy")!r})
+        ActiveSpectralClustering(strategy={strategy!r}, store={str(database)!r}, **{PARAMS!r}).fit(Dying(W))
+        """
+    )
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("strategy, after", [("iu_red", 21), ("shamir_tishby", 30), ("random", 3)])
+def test_a_killed_session_resumes_with_nothing_lost_or_measured_twice(tmp_path, strategy, after):
+    W = similarities()
+    database = tmp_path / "session.db"
+    result = run_until_killed(tmp_path, W, database, after, strategy)
+    assert result.returncode == 7, result.stderr
+    store = MeasurementStore(database)
+    measured_before = store.measurements()
+    assert len(measured_before) == after // 4 * 4  # every answered batch was committed
+    assert len(store.pending()) == 4  # the batch in flight is remembered as asked
+    store.close()
+
+    oracle = MatrixOracle(W)
+    resumed = ActiveSpectralClustering(strategy=strategy, store=database, **PARAMS).fit(oracle)
+    assert oracle.n_answered == 45 - len(measured_before)  # only what was missing was measured
+    assert resumed.n_queries_ == 45
+    store = MeasurementStore(database)
+    everything = store.measurements()
+    assert len(everything) == 45 and len(store.pending()) == 0
+    assert not everything.duplicated(["i", "j"]).any()
+    pd.testing.assert_frame_equal(everything.iloc[: len(measured_before)], measured_before)
+
+    uninterrupted = ActiveSpectralClustering(strategy=strategy, **PARAMS).fit(MatrixOracle(W))
+    pd.testing.assert_frame_equal(resumed.queries_, uninterrupted.queries_)
+    np.testing.assert_array_equal(resumed.labels_, uninterrupted.labels_)
+
+
+def test_a_finished_session_is_not_extended_and_a_larger_budget_continues(tmp_path):
+    W = similarities(n=10, seed=1)
+    database = tmp_path / "done.db"
+    ActiveSpectralClustering(budget=12, store=database, random_state=0).fit(MatrixOracle(W))
+    oracle = MatrixOracle(W)
+    again = ActiveSpectralClustering(budget=12, store=database, random_state=0).fit(oracle)
+    assert oracle.n_answered == 0 and again.n_queries_ == 12
+    more = ActiveSpectralClustering(budget=20, store=database, random_state=0).fit(oracle)
+    assert oracle.n_answered == 8 and more.n_queries_ == 20
+    assert len(MeasurementStore(database)) == 20
+
+
+def test_the_human_loop_survives_a_restart(tmp_path):
+    """ask, restart the program, tell: the answers are accepted because the asks were stored."""
+    W = similarities(n=8, seed=2)
+    database = tmp_path / "human.db"
+    pairs = ActiveSpectralClustering(store=database, budget=10, batch_size=3, random_state=0).ask(n_items=8)
+    later = ActiveSpectralClustering(store=database, budget=10, batch_size=3, random_state=0)
+    fresh_pairs = later.ask()  # a new process asks for more: the three outstanding ones are not asked again
+    assert not set(map(tuple, pairs)) & set(map(tuple, fresh_pairs))
+    later.tell(pairs, W[pairs[:, 0], pairs[:, 1]], source="worker-7")
+    store = MeasurementStore(database)
+    assert store.measurements()["source"].tolist() == ["worker-7"] * 3
+    assert sorted(map(tuple, store.pending())) == sorted(map(tuple, fresh_pairs))
+
+
+def test_a_store_of_other_items_is_refused(tmp_path):
+    database = tmp_path / "other.db"
+    ActiveSpectralClustering(budget=3, store=database, random_state=0).fit(MatrixOracle(similarities(n=6)))
+    with pytest.raises(InputError, match="session over 6 items, but n_items=8"):
+        ActiveSpectralClustering(budget=3, store=database).fit(MatrixOracle(similarities(n=8)))
