@@ -107,3 +107,15 @@ def test_a_store_of_other_items_is_refused(tmp_path):
     ActiveSpectralClustering(budget=3, store=database, random_state=0).fit(MatrixOracle(similarities(n=6)))
     with pytest.raises(InputError, match="session over 6 items, but n_items=8"):
         ActiveSpectralClustering(budget=3, store=database).fit(MatrixOracle(similarities(n=8)))
+
+
+def test_answers_can_come_back_to_a_fresh_process(tmp_path):
+    """A new process with the same store takes the answers to what an earlier one asked, without asking."""
+    W = similarities(n=8, seed=3)
+    database = tmp_path / "answers.db"
+    pairs = ActiveSpectralClustering(store=database, budget=10, batch_size=4, random_state=0).ask(n_items=8)
+    fresh = ActiveSpectralClustering(store=database, budget=10, batch_size=4, random_state=0)
+    fresh.tell(pairs, W[pairs[:, 0], pairs[:, 1]])
+    assert fresh.n_queries_ == 4 and len(MeasurementStore(database).pending()) == 0
+    with pytest.raises(InputError, match="never asked|answered already"):
+        ActiveSpectralClustering(store=database, budget=10).tell(pairs[:1], [0.5])

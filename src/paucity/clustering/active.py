@@ -275,11 +275,17 @@ class ActiveSpectralClustering(BaseEstimator):
         source : str, default="tell"
             Who answered (stored with each measurement).
 
+        With a ``store``, the pairs may have been asked by an earlier process:
+        the pending asks are read from the database.
+
         Returns
         -------
         self
         """
         session = getattr(self, "_session", None)
+        if session is None and self.store is not None:  # answers to what an earlier process asked
+            session = self._new_session(validate_params(self), None, None)
+            self._session = session
         if session is None:
             raise NotFittedError(
                 "This ActiveSpectralClustering has asked nothing yet; call ask(n, n_items=...) first, "
