@@ -136,10 +136,11 @@ class FiedlerTracker:
         solve = None
         converged = False
         for iteration in range(max_iter + 1):
-            if iteration in (1, 4):
-                # shift and invert just below the current estimate of λ̂₂ (the Ritz value is an upper bound)
+            if iteration in (1, 2, 4):
+                # shift and invert just below the current estimate of λ̂₂ (the Ritz value is an upper bound),
+                # moved as the estimate improves
                 spacing = max(theta[1] - theta[0], 1e-12 * scale)
-                solve = self._solver(theta[0] - 0.05 * spacing, 0.02 * spacing)
+                solve = self._solver(theta[0] - 0.01 * spacing, 0.005 * spacing)
             if iteration:
                 Y = solve(Y)
             Y, _ = np.linalg.qr(Y)
