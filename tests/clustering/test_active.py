@@ -269,3 +269,10 @@ def test_bad_oracles_and_answers():
         ActiveSpectralClustering(budget=1).fit(Broken(0.5), n_items=2)
     with pytest.raises(ShapeMismatchError, match="reference must give one label per item"):
         ActiveSpectralClustering(budget=3).fit(MatrixOracle(W5), reference=[0, 1])
+
+
+def test_progress_bar_runs_and_changes_nothing():
+    W = two_gaussians(n=10, seed=13)
+    quiet = ActiveSpectralClustering(budget=20, random_state=0).fit(MatrixOracle(W))
+    shown = ActiveSpectralClustering(budget=20, random_state=0, progress=True).fit(MatrixOracle(W))
+    pd.testing.assert_frame_equal(quiet.queries_, shown.queries_)

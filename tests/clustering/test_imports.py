@@ -8,7 +8,7 @@ import pytest
 import paucity.clustering
 
 
-@pytest.mark.parametrize("module", ["paucity.clustering", *(f"paucity.clustering.{m}" for m in ("spectral", "scores", "metrics", "oracles", "estimates", "store"))])
+@pytest.mark.parametrize("module", ["paucity.clustering", *(f"paucity.clustering.{m}" for m in ("spectral", "scores", "metrics", "oracles", "estimates", "store", "active"))])
 def test_import_loads_no_database_layer(module):
     code = (
         f"import sys, importlib; importlib.import_module({module!r}); "
