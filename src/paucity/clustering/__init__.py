@@ -19,6 +19,9 @@ choose which ones to measure.
   default), running estimates per pair (§2.5), resumable sessions.
 - :class:`ActiveSpectralClustering`: the active loop, by ``fit(oracle)`` or
   step by step with ``ask`` and ``tell``.
+- :func:`simulate` (on a complete matrix read by :func:`read_similarities`),
+  :func:`next_pairs` and :func:`record_answers` (a session in a database, by
+  item names): what the command line runs.
 """
 
 from importlib import import_module
@@ -37,6 +40,15 @@ _WHERE = {
     "BetaNoise": "oracles",
     "MeasurementStore": "store",
     "SimilarityEstimates": "estimates",
+    "read_similarities": "session",
+    "simulate": "session",
+    "ClusteringSimulation": "session",
+    "read_items": "session",
+    "read_answers": "session",
+    "next_pairs": "session",
+    "record_answers": "session",
+    "SessionAsks": "session",
+    "SessionAnswers": "session",
 }
 
 __all__ = list(_WHERE)
