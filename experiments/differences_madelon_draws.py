@@ -24,14 +24,9 @@ stand-in. This script keeps tuning and reporting apart:
     Writes one row per draw and variant to
     ``experiments/results/differences_madelon_report.csv``: the λ chosen, the
     features selected, the relevant ones (of 20) and the false positives.
-``path``
-    Draw 0: the λ path of ``differences_madelon.py`` with and without the
-    support rules, side by side, with the size of RELAX's own support at
-    each λ. Writes ``experiments/results/differences_madelon_rules.csv``.
-
 Each task runs RELAX on one core; ``--jobs`` tasks run at once (default 2).
 Run from the repository root: ``python -m experiments.differences_madelon_draws tune`` (about 10
-minutes on 2 cores), ``report`` (about 40 minutes), ``path`` (about 8).
+minutes on 2 cores), ``report`` (about 40 minutes).
 """
 
 from __future__ import annotations
@@ -46,12 +41,13 @@ import numpy as np
 import pandas as pd
 
 from experiments.differences_madelon import N_RELEVANT, madelon
-from paucity.differences import PDA, PDACV, lambda_grid, relax
+from paucity.differences import PDACV, lambda_grid, relax
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "experiments" / "results"
 TUNING_DRAWS = (100, 101, 102)
 REPORT_DRAWS = tuple(range(10))
+#: the constants before tuning (the starting point of the first round)
 DEFAULTS = {"step_B": 0.3, "step_dual": 1.0, "adaptive": True, "dual_steps": 3, "warm_start": 100, "burn_in": 50}
 #: one constant changed at a time; the first entry is the defaults
 VARIATIONS = [
@@ -109,22 +105,6 @@ def _report_one(task) -> dict:
     return row
 
 
-def _path_one(task) -> dict:
-    draw, lam, rules = task
-    X, Y, _, _ = madelon(500, random_state=draw)
-    start = time.perf_counter()
-    model = PDA(sparsity="l1", lam=lam, random_state=0, support_rules=rules).fit(X, Y)
-    relax_beta = model.relaxation_.beta
-    relax_support = np.flatnonzero(np.abs(relax_beta) > 1e-6 * np.abs(relax_beta).max())
-    row = {"draw": draw, "lam": lam, "support_rules": rules, **_counts(model.selected_),
-           "relax_support": int(relax_support.size), "relax_relevant": int(np.sum(relax_support < N_RELEVANT)),
-           "divergence": model.divergence_, "tightness": model.relaxation_.tightness,
-           "seconds": round(time.perf_counter() - start, 1)}
-    print(f"path draw {draw} lam {lam:.3f} rules={rules}: {row['n_selected']} selected, {row['relevant']} relevant "
-          f"(RELAX's support {row['relax_support']})", flush=True)
-    return row
-
-
 def _run(function, tasks, jobs: int) -> pd.DataFrame:
     if jobs == 1:
         return pd.DataFrame([function(task) for task in tasks])
@@ -150,22 +130,16 @@ def report(jobs: int, draws=REPORT_DRAWS) -> pd.DataFrame:
     return frame
 
 
-def path(jobs: int, draw: int = 0) -> pd.DataFrame:
-    X, Y, _, _ = madelon(500, random_state=draw)
-    grid = lambda_grid(X, Y, n_lams=10, ratio=0.02)
-    return _run(_path_one, [(draw, float(lam), rules) for lam in grid for rules in (True, False)], jobs)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["tune", "report", "path"])
+    parser.add_argument("what", choices=["tune", "report"])
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     from paucity.io import write_csv
 
-    frame = {"tune": tune, "report": report, "path": path}[args.what](args.jobs)
-    target = RESULTS / f"differences_madelon_{ {'tune': 'tuning', 'report': 'report', 'path': 'rules'}[args.what] }.csv"
+    frame = {"tune": tune, "report": report}[args.what](args.jobs)
+    target = RESULTS / f"differences_madelon_{ {'tune': 'tuning', 'report': 'report'}[args.what] }.csv"
     write_csv(frame, target, index=False)
     print(f"wrote {target.relative_to(ROOT)}")
 
