@@ -7,6 +7,7 @@ import typer
 from .. import __version__
 from ._command import PaucityCommand
 from ._options import set_quiet
+from .clustering import cluster_active, cluster_session
 from .demo import demo
 from .differences import differences
 from .markers import markers
@@ -46,6 +47,8 @@ for _name, _function in (
     ("rank-evaluate", rank_evaluate),
     ("differences", differences),
     ("multiselect", multiselect),
+    ("cluster-active", cluster_active),
+    ("cluster-session", cluster_session),
     ("demo", demo),
 ):
     app.command(_name, cls=PaucityCommand)(_function)

@@ -1,0 +1,438 @@
+"""``paucity cluster-active`` and ``paucity cluster-session``: the library's answers, one-line errors, nothing
+written on failure, and a session killed mid-run that resumes."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from paucity.cli import app
+from paucity.clustering import (
+    ActiveSpectralClustering,
+    MatrixOracle,
+    MeasurementStore,
+    simulate,
+    spectral_bisection,
+)
+
+from ._outcomes import fails_in_one_line
+
+runner = CliRunner()
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "clustering.md"
+
+
+def similarities(n=16, seed=0, shift=3.0):
+    rng = np.random.default_rng(seed)
+    X = np.r_[rng.normal(0, 1, (n // 2, 2)), rng.normal(0, 1, (n - n // 2, 2)) + [shift, 0]]
+    return np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 2)
+
+
+def names(n):
+    return [f"{k:05d}" for k in range(n - 2)] + ["NA", "null"]  # text that pandas would turn into numbers or NaN
+
+
+def write_square(path, W, items):
+    pd.DataFrame(W, index=items, columns=items).to_csv(path, float_format="%.17g")
+    return path
+
+
+def read_text_table(path):
+    return pd.read_csv(path, dtype={"item": str, "i": str, "j": str}, keep_default_na=False,
+                       na_values={"value": [""]})
+
+
+def listing(folder):
+    return sorted(p.name for p in Path(folder).iterdir())
+
+
+# -- cluster-active ------------------------------------------------------------------------------------------------
+def test_cluster_active_writes_the_estimators_labels_and_error_curve(tmp_path):
+    W = similarities()
+    items = names(16)
+    path = write_square(tmp_path / "similarities.csv", W, items)
+    out = tmp_path / "labels.csv"
+    result = runner.invoke(app, ["cluster-active", str(path), "--budget", "0.25", "--strategy", "iu-red",
+                                 "--batch-size", "2", "--interleave", "--random-state", "3", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    reference = spectral_bisection(W)
+    model = ActiveSpectralClustering(budget=0.25, batch_size=2, interleave=True, random_state=3)
+    model.fit(MatrixOracle(W), reference=reference)
+    labels = read_text_table(out)
+    assert labels.columns.tolist() == ["item", "label", "reference", "embedding"]
+    assert labels["item"].tolist() == items
+    np.testing.assert_array_equal(labels["label"], model.labels_)
+    np.testing.assert_array_equal(labels["reference"], reference)
+    np.testing.assert_allclose(labels["embedding"], model.embedding_, rtol=1e-12)
+    history = pd.read_csv(tmp_path / "labels.history.csv")
+    pd.testing.assert_frame_equal(history, model.history_, check_exact=False, rtol=1e-12)
+    assert f"iu-red on 16 items: 30 of 120 pairs measured (25.0%), error {history['error'].iloc[-1]:.3f}" in result.stdout
+    assert listing(tmp_path) == ["labels.csv", "labels.history.csv", "similarities.csv"]
+
+
+def test_a_long_table_gives_what_the_square_matrix_gives(tmp_path):
+    W = similarities(n=10, seed=1)
+    items = names(10)
+    write_square(tmp_path / "square.csv", W, items)
+    # pairs after the first row's are given in reverse order: the items still appear in the square's order
+    rows = [(items[i], items[j], repr(float(W[i, j]))) if i == 0 else (items[j], items[i], repr(float(W[i, j])))
+            for i in range(10) for j in range(i + 1, 10)]
+    pd.DataFrame(rows, columns=["a", "b", "sim"]).to_csv(tmp_path / "pairs.tsv", sep="\t", index=False)
+    square = runner.invoke(app, ["cluster-active", str(tmp_path / "square.csv"), "--budget", "20", "--strategy",
+                                 "shamir-tishby", "--random-state", "0", "--out", str(tmp_path / "square.labels.csv")])
+    long = runner.invoke(app, ["cluster-active", str(tmp_path / "pairs.tsv"), "--i-column", "a", "--j-column", "b",
+                               "--value-column", "sim", "--budget", "20", "--strategy", "shamir_tishby",
+                               "--random-state", "0", "--out", str(tmp_path / "long.csv"),
+                               "--history", str(tmp_path / "curve.csv")])
+    assert square.exit_code == 0 and long.exit_code == 0, square.output + long.output
+    pd.testing.assert_frame_equal(read_text_table(tmp_path / "long.csv"), read_text_table(tmp_path / "square.labels.csv"))
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "curve.csv"), pd.read_csv(tmp_path / "square.labels.history.csv"))
+    assert (tmp_path / "curve.csv").exists() and not (tmp_path / "long.history.csv").exists()
+
+
+def test_a_noisy_crowd_with_repeats_is_simulate_with_the_same_arguments(tmp_path):
+    W = similarities(n=10, seed=2)
+    items = names(10)
+    path = write_square(tmp_path / "W.csv", W, items)
+    out = tmp_path / "noisy.csv"
+    result = runner.invoke(app, ["cluster-active", str(path), "--budget", "0.5", "--repeats", "3", "--concentration",
+                                 "10", "--adversarial", "0.1", "--n-clusters", "2", "--random-state", "5",
+                                 "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    expected = simulate(pd.DataFrame(W, index=items, columns=items), budget=0.5, repeats=3, concentration=10,
+                        adversarial=0.1, random_state=5)
+    assert expected.queries["repeat"].max() > 1 and expected.n_queries == round(0.5 * 45 * 3)
+    np.testing.assert_array_equal(read_text_table(out)["label"], expected.labels)
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "noisy.history.csv"), expected.history,
+                                  check_exact=False, rtol=1e-12)
+
+
+def test_quiet_prints_nothing_and_random_runs(tmp_path):
+    path = write_square(tmp_path / "W.csv", similarities(n=8), names(8))
+    result = runner.invoke(app, ["--quiet", "cluster-active", str(path), "--strategy", "random", "--budget", "10",
+                                 "--out", str(tmp_path / "l.csv")])
+    assert result.exit_code == 0 and result.stdout == "", result.output
+    assert len(pd.read_csv(tmp_path / "l.history.csv")) >= 1
+
+
+def _matrix_file(tmp_path, edit=None, n=6, text=None):
+    path = tmp_path / "W.csv"
+    if text is not None:
+        path.write_text(text)
+        return path
+    W = similarities(n=n)
+    frame = pd.DataFrame(W, index=names(n), columns=names(n)).astype(object)
+    if edit is not None:
+        edit(frame)
+    frame.to_csv(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "make, extra, words",
+    [
+        (lambda t: _matrix_file(t, lambda f: f.iloc.__setitem__((0, 1), 1.5)), [], ["1.5", "in [0, 1]"]),
+        (lambda t: _matrix_file(t, lambda f: f.iloc.__setitem__((2, 3), -0.2)), [], ["-0.2", "in [0, 1]"]),
+        (lambda t: _matrix_file(t, lambda f: f.iloc.__setitem__((0, 1), "")), [], ["no value for the pair ('00000', '00001')"]),
+        (lambda t: _matrix_file(t, lambda f: f.iloc.__setitem__((0, 1), "nan")), [], ["no value for the pair"]),
+        (lambda t: _matrix_file(t, lambda f: f.iloc.__setitem__((4, 1), 0.0)), [], ["not symmetric", "('00001', 'NA')"]),
+        (lambda t: _matrix_file(t, text=",a,b,c\na,1,0.5,0.2\nb,0.5,1,0.1\n"), [], ["not a square matrix", "2 rows and 3 columns"]),
+        (lambda t: _matrix_file(t, text=",a,b\na,1,0.5\nb,0.5,1\n"), [], ["2 item(s)", "at least 3"]),
+        (lambda t: _matrix_file(t), ["--budget", "16"], ["budget=16", "15 possible"]),
+        (lambda t: _matrix_file(t), ["--budget", "31", "--repeats", "2"], ["budget=31", "15 · 2 = 30"]),
+        (lambda t: _matrix_file(t), ["--repeats", "0"], ["repeats must be"]),
+        (lambda t: _matrix_file(t), ["--budget", "1.5"], ["budget"]),
+        (lambda t: _matrix_file(t), ["--budget", "lots"], ["--budget must be a number"]),
+        (lambda t: _matrix_file(t), ["--strategy", "best"], ["--strategy must be iu-red, shamir-tishby or random"]),
+        (lambda t: _matrix_file(t), ["--adversarial", "0.1"], ["concentration too"]),
+        (lambda t: _matrix_file(t), ["--n-clusters", "7"], ["n_clusters"]),
+        (lambda t: _matrix_file(t), ["--random-state", "-1"], ["random_state"]),
+        (lambda t: _matrix_file(t), ["--i-column", "left"], ["no column 'left'"]),
+        (lambda t: _matrix_file(t), ["--history", "out.csv"], ["--history and --out are both"]),
+    ],
+)
+def test_cluster_active_refuses_bad_input_in_one_line_and_writes_nothing(tmp_path, monkeypatch, make, extra, words):
+    monkeypatch.chdir(tmp_path)
+    path = make(tmp_path)
+    before = listing(tmp_path)
+    result = runner.invoke(app, ["cluster-active", str(path), *extra, "--out", "out.csv"])
+    fails_in_one_line(result, *words)
+    assert listing(tmp_path) == before
+
+
+# -- cluster-session -----------------------------------------------------------------------------------------------
+def fill(asks_path, W, items, answers_path, rows=None):
+    """An annotator: the asks file with its value column filled from the matrix (only ``rows`` when given)."""
+    asks = read_text_table(asks_path)
+    position = {name: k for k, name in enumerate(items)}
+    values = [W[position[i], position[j]] for i, j in zip(asks["i"], asks["j"])]
+    asks["value"] = [repr(float(v)) for v in values]
+    if rows is not None:
+        asks.loc[~asks.index.isin(rows), "value"] = ""
+    asks.to_csv(answers_path, index=False)
+    return answers_path
+
+
+def session(folder, *args):
+    return runner.invoke(app, ["cluster-session", str(folder / "s.db"), *map(str, args)])
+
+
+@pytest.fixture()
+def study(tmp_path):
+    W = similarities(n=14, seed=4)
+    items = names(14)
+    pd.DataFrame({"photo": items, "room": ["x"] * 14}).to_csv(tmp_path / "items.csv", index=False)
+    return tmp_path, W, items
+
+
+def test_a_session_answered_round_by_round_is_the_estimator_with_batches(study):
+    folder, W, items = study
+    first = session(folder, "--items", folder / "items.csv", "--budget", "30", "--batch-size", "6", "--random-state",
+                    "2", "--out", folder / "asks.csv")
+    assert first.exit_code == 0, first.output
+    assert "started a session over 14 items (iu-red, budget 30 measurements)" in first.stdout
+    assert "6 pairs to ask (6 new, 0 asked before)" in first.stdout
+    asks = read_text_table(folder / "asks.csv")
+    assert asks.columns.tolist() == ["i", "j", "value"] and asks["value"].isna().all()
+    assert f"  {asks['i'][0]}\t{asks['j'][0]}" in first.stdout
+    rounds = 0
+    while True:
+        fill(folder / "asks.csv", W, items, folder / "answers.csv")
+        answered = session(folder, "--answers", folder / "answers.csv", "--out", folder / "clusters.csv")
+        assert answered.exit_code == 0, answered.output
+        rounds += 1
+        asked = session(folder, "--out", folder / "asks.csv")
+        assert asked.exit_code == 0, asked.output
+        if "budget of 30 measurements is spent" in asked.stdout:
+            break
+    assert rounds == 5 and len(read_text_table(folder / "asks.csv")) == 0
+    model = ActiveSpectralClustering(budget=30, batch_size=6, random_state=2).fit(MatrixOracle(W))
+    store = MeasurementStore(folder / "s.db")
+    np.testing.assert_array_equal(store.measurements()[["i", "j"]].to_numpy(), model.queries_[["i", "j"]].to_numpy())
+    assert set(store.measurements()["source"]) == {"answers.csv"}
+    clusters = read_text_table(folder / "clusters.csv")
+    assert clusters.columns.tolist() == ["item", "label", "embedding"] and clusters["item"].tolist() == items
+    np.testing.assert_array_equal(clusters["label"], model.labels_)
+    sizes = ", ".join(f"{k}: {v} items" for k, v in zip(*np.unique(model.labels_, return_counts=True)))
+    assert f"clusters ({sizes}) written to" in answered.stdout
+    larger = session(folder, "--budget", "36", "--out", folder / "asks.csv")
+    assert larger.exit_code == 0 and "30 of 36 measurements made; 6 pairs to ask (6 new" in larger.stdout
+
+
+def test_answers_in_parts_and_read_again(study):
+    folder, W, items = study
+    session(folder, "--items", folder / "items.csv", "--item-column", "photo", "--budget", "20", "--batch-size", "5",
+            "--random-state", "0")  # default --out: asks.csv in the current folder
+    asks = folder / "asks.csv"
+    assert not asks.exists()
+    session(folder, "--out", asks)
+    fill(asks, W, items, folder / "answers.csv", rows=[0, 1])
+    part = session(folder, "--answers", folder / "answers.csv", "--out", folder / "c.csv")
+    assert "2 answers recorded from answers.csv (3 rows without a value skipped); 2 of 20 measurements made, " \
+           "3 pairs wait for an answer" in part.stdout
+    fill(asks, W, items, folder / "answers.csv")
+    rest = session(folder, "--answers", folder / "answers.csv", "--out", folder / "c.csv")
+    assert "3 answers recorded from answers.csv (2 recorded before)" in rest.stdout
+    again = session(folder, "--answers", folder / "answers.csv", "--out", folder / "c.csv")
+    assert "0 answers recorded from answers.csv (5 recorded before); 5 of 20" in again.stdout
+    assert len(MeasurementStore(folder / "s.db")) == 5
+
+
+def test_asking_again_writes_the_same_pairs(study):
+    folder, _, _ = study
+    session(folder, "--items", folder / "items.csv", "--batch-size", "4", "--random-state", "1", "--out", folder / "a.csv")
+    again = session(folder, "--out", folder / "b.csv")
+    assert "4 pairs to ask (0 new, 4 asked before)" in again.stdout
+    assert (folder / "a.csv").read_text() == (folder / "b.csv").read_text()
+    more = session(folder, "--batch-size", "6", "--out", folder / "c.csv")
+    assert "6 pairs to ask (2 new, 4 asked before)" in more.stdout
+    assert (folder / "c.csv").read_text().startswith((folder / "a.csv").read_text())
+    quiet = runner.invoke(app, ["--quiet", "cluster-session", str(folder / "s.db"), "--out", str(folder / "d.csv")])
+    assert quiet.exit_code == 0 and quiet.stdout == ""
+
+
+def test_many_pairs_are_printed_in_part(study):
+    folder, _, _ = study
+    result = session(folder, "--items", folder / "items.csv", "--batch-size", "25", "--budget", "0.5",
+                     "--out", folder / "a.csv")
+    assert "  ... and 5 more in" in result.stdout and len(read_text_table(folder / "a.csv")) == 25
+
+
+def _other_program(folder):
+    with sqlite3.connect(folder / "s.db") as connection:
+        connection.execute("CREATE TABLE photos (name TEXT)")
+
+
+@pytest.mark.parametrize(
+    "prepare, args, words",
+    [
+        (None, ["--out", "a.csv"], ["new database", "items="]),
+        (None, ["--items", "few.csv"], ["2 item(s)", "at least 3"]),
+        (None, ["--items", "twice.csv"], ["'a' twice"]),
+        (None, ["--items", "items.csv", "--budget", "92"], ["budget=92", "91 possible"]),
+        (None, ["--items", "items.csv", "--repeats", "0"], ["repeats"]),
+        (None, ["--items", "items.csv", "--strategy", "best"], ["--strategy must be"]),
+        (None, ["--items", "items.csv", "--item-column", "name"], ["no column 'name'"]),
+        (None, ["--item-column", "photo"], ["--item-column names the item column of --items"]),
+        (None, ["--answers", "answers.csv"], ["holds no session", "does not exist"]),
+        (_other_program, ["--items", "items.csv"], ["written by another program"]),
+        (_other_program, ["--answers", "answers.csv"], ["written by another program"]),
+        ("started", ["--strategy", "random"], ["strategy='iu_red'", "would make another session"]),
+        ("started", ["--answers", "answers.csv", "--batch-size", "3"], ["--batch-size applies when asking"]),
+        ("started", ["--answers", "answers.csv", "--items", "items.csv"], ["--items applies when asking"]),
+        ("started", ["--i-column", "a"], ["--i-column names a column of --answers"]),
+        ("started", ["--answers", "unknown.csv"], ["names 'zz'", "not an item of the session"]),
+        ("started", ["--answers", "never.csv"], ["never asked"]),
+        ("started", ["--answers", "outside.csv"], ["gives 7.0", "in [0, 1]"]),
+        ("started", ["--answers", "words.csv"], ["'yes'", "column 'value', data row 1"]),
+        ("started", ["--answers", "answers.csv", "--value-column", "sim"], ["no column 'sim'"]),
+    ],
+)
+def test_cluster_session_refuses_bad_input_in_one_line_and_writes_nothing(study, monkeypatch, prepare, args, words):
+    folder, W, items = study
+    monkeypatch.chdir(folder)
+    (folder / "few.csv").write_text("item\na\nb\n")
+    (folder / "twice.csv").write_text("item\na\nb\na\n")
+    (folder / "answers.csv").write_text("i,j,value\n00000,00001,0.5\n")
+    if prepare == "started":
+        assert session(folder, "--items", "items.csv", "--batch-size", "3", "--random-state", "0",
+                       "--out", "asks.csv").exit_code == 0
+        asks = read_text_table(folder / "asks.csv")
+        asked = {frozenset(pair) for pair in zip(asks["i"], asks["j"])}
+        never = next((a, b) for a in items for b in items if a != b and frozenset((a, b)) not in asked)
+        (folder / "unknown.csv").write_text(f"i,j,value\n{asks['i'][0]},zz,0.5\n")
+        (folder / "never.csv").write_text(f"i,j,value\n{never[0]},{never[1]},0.5\n")
+        (folder / "outside.csv").write_text(f"i,j,value\n{asks['j'][0]},{asks['i'][0]},7\n")
+        (folder / "words.csv").write_text(f"i,j,value\n{asks['j'][0]},{asks['i'][0]},yes\n")
+    elif prepare is not None:
+        prepare(folder)
+    before = {path.name: path.read_bytes() for path in folder.iterdir()}
+    result = session(folder, *args)
+    fails_in_one_line(result, *words)
+    assert {path.name: path.read_bytes() for path in folder.iterdir()} == before
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(text=st.text(alphabet=st.sampled_from(list("ij,value\n\t\"0.5x13-NAé ")), max_size=60))
+def test_any_answers_file_records_or_fails_in_one_line(tmp_path_factory, text):
+    folder = tmp_path_factory.mktemp("fuzz")
+    pd.DataFrame({"item": ["i", "j", "x", "value"]}).to_csv(folder / "items.csv", index=False)
+    assert session(folder, "--items", folder / "items.csv", "--budget", "6", "--batch-size", "6",
+                   "--out", folder / "asks.csv").exit_code == 0
+    (folder / "answers.csv").write_text(text)
+    result = session(folder, "--answers", folder / "answers.csv", "--out", folder / "c.csv")
+    if result.exit_code == 0:
+        assert (folder / "c.csv").exists()
+    else:
+        fails_in_one_line(result)
+        assert not (folder / "c.csv").exists() and len(MeasurementStore(folder / "s.db")) == 0
+
+
+# -- a session killed mid-run, and resumed -------------------------------------------------------------------------
+KILLER = textwrap.dedent(
+    """
+    import os, sys
+    import paucity.io
+    from paucity.clustering.store import MeasurementStore
+
+    where = sys.argv[1]
+    if where == "while-asking":  # chosen, not yet remembered as asked
+        MeasurementStore.add_pending = lambda self, *args, **kwargs: os._exit(9)
+    elif where == "before-writing":  # asked and remembered, the asks file not written
+        paucity.io.write_csv = lambda *args, **kwargs: os._exit(9)
+    elif where == "after-recording":  # the answers committed, the clustering not written
+        add = MeasurementStore.add
+        def add_and_die(self, *args, **kwargs):
+            add(self, *args, **kwargs)
+            os._exit(9)
+        MeasurementStore.add = add_and_die
+    from paucity.cli import main
+    sys.argv = ["paucity", *sys.argv[2:]]
+    main()
+    """
+)
+
+
+def killed(folder, where, *args):
+    result = subprocess.run([sys.executable, "-c", KILLER, where, "cluster-session", *map(str, args)],
+                            cwd=folder, capture_output=True, text=True)
+    assert result.returncode == 9, result.stderr
+    return result
+
+
+def test_a_session_killed_at_any_point_resumes_with_nothing_lost_or_asked_twice(study):
+    folder, W, items = study
+    start = ["--items", folder / "items.csv", "--budget", "24", "--batch-size", "6", "--random-state", "7"]
+    # the same session, never interrupted
+    clean = folder / "clean"
+    clean.mkdir()
+    assert runner.invoke(app, ["cluster-session", str(clean / "s.db"), *map(str, start),
+                               "--out", str(clean / "asks.csv")]).exit_code == 0
+    for _ in range(4):
+        fill(clean / "asks.csv", W, items, clean / "answers.csv")
+        runner.invoke(app, ["cluster-session", str(clean / "s.db"), "--answers", str(clean / "answers.csv"),
+                            "--out", str(clean / "clusters.csv")])
+        runner.invoke(app, ["cluster-session", str(clean / "s.db"), "--out", str(clean / "asks.csv")])
+
+    database = folder / "s.db"
+    killed(folder, "while-asking", database, *start, "--out", folder / "asks.csv")
+    assert not (folder / "asks.csv").exists() and len(MeasurementStore(database).pending()) == 0
+    assert session(folder, *start, "--out", folder / "asks.csv").exit_code == 0  # run again as it was
+    for round_ in range(4):
+        fill(folder / "asks.csv", W, items, folder / "answers.csv")
+        killed(folder, "after-recording", database, "--answers", folder / "answers.csv", "--out", folder / "clusters.csv")
+        assert len(MeasurementStore(database)) == 6 * (round_ + 1)  # committed before the kill
+        again = session(folder, "--answers", folder / "answers.csv", "--out", folder / "clusters.csv")
+        assert "0 answers recorded from answers.csv (6 recorded before)" in again.stdout, again.output
+        (folder / "asks.csv").unlink()
+        killed(folder, "before-writing", database, "--out", folder / "asks.csv")
+        assert not (folder / "asks.csv").exists()
+        assert session(folder, "--out", folder / "asks.csv").exit_code == 0
+
+    resumed, uninterrupted = MeasurementStore(database).measurements(), MeasurementStore(clean / "s.db").measurements()
+    pd.testing.assert_frame_equal(resumed[["order", "i", "j", "value", "repeat"]],
+                                  uninterrupted[["order", "i", "j", "value", "repeat"]])
+    assert not resumed.duplicated(["i", "j"]).any() and len(resumed) == 24
+    assert (folder / "clusters.csv").read_text() == (clean / "clusters.csv").read_text()
+    assert (folder / "asks.csv").read_text() == (clean / "asks.csv").read_text() == "i,j,value\n"
+
+
+# -- the user guide's commands -------------------------------------------------------------------------------------
+def test_the_commands_of_the_user_guide_run(tmp_path, monkeypatch):
+    """The shell blocks of docs/clustering.md, on the guide's data; the annotators answer from the matrix."""
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(0)  # the guide's quick example
+    X = np.r_[rng.normal(0, 1, (30, 2)), rng.normal(0, 1, (30, 2)) + [5, 0]]
+    W = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 2)
+    items = [f"photo{k:03d}" for k in range(60)]
+    pd.DataFrame(W, index=items, columns=items).to_csv("similarities.csv")
+    pd.DataFrame({"item": items}).to_csv("items.csv", index=False)
+    section = DOCS.read_text().split("## From the command line", 1)[1].split("\n## ", 1)[0]
+    commands = [line for block in re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+                for line in block.splitlines() if line.startswith("paucity ")]
+    assert len(commands) == 5
+    printed = []
+    for command in commands:
+        args = shlex.split(command)[1:]
+        if "--answers" in args:
+            fill(tmp_path / "asks.csv", W, items, tmp_path / "answers.csv")
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, (command, result.output)
+        printed.append(result.stdout)
+    quoted = "iu-red on 60 items: 354 of 1770 pairs measured (20.0%), error 0.000 against the complete matrix"
+    assert quoted in " ".join(section.split()) and quoted in printed[0]
+    labels = pd.read_csv("labels.csv")
+    assert labels["label"].tolist() == labels["reference"].tolist()
+    assert len(pd.read_csv("asks.csv")) == 20 and len(MeasurementStore("photos.db")) == 20
