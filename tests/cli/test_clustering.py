@@ -230,13 +230,14 @@ def test_a_session_answered_round_by_round_is_the_estimator_with_batches(study):
     assert larger.exit_code == 0 and "30 of 36 measurements made; 6 pairs to ask (6 new" in larger.stdout
 
 
-def test_answers_in_parts_and_read_again(study):
+def test_answers_in_parts_and_read_again(study, monkeypatch):
     folder, W, items = study
-    session(folder, "--items", folder / "items.csv", "--item-column", "photo", "--budget", "20", "--batch-size", "5",
-            "--random-state", "0")  # default --out: asks.csv in the current folder
+    monkeypatch.chdir(folder)
+    started = session(folder, "--items", folder / "items.csv", "--item-column", "photo", "--budget", "20",
+                      "--batch-size", "5", "--random-state", "0")  # default --out: asks.csv in the current folder
+    assert started.exit_code == 0, started.output
     asks = folder / "asks.csv"
-    assert not asks.exists()
-    session(folder, "--out", asks)
+    assert asks.exists()
     fill(asks, W, items, folder / "answers.csv", rows=[0, 1])
     part = session(folder, "--answers", folder / "answers.csv", "--out", folder / "c.csv")
     assert "2 answers recorded from answers.csv (3 rows without a value skipped); 2 of 20 measurements made, " \
@@ -244,8 +245,9 @@ def test_answers_in_parts_and_read_again(study):
     fill(asks, W, items, folder / "answers.csv")
     rest = session(folder, "--answers", folder / "answers.csv", "--out", folder / "c.csv")
     assert "3 answers recorded from answers.csv (2 recorded before)" in rest.stdout
-    again = session(folder, "--answers", folder / "answers.csv", "--out", folder / "c.csv")
+    again = session(folder, "--answers", folder / "answers.csv")  # default --out: clusters.csv
     assert "0 answers recorded from answers.csv (5 recorded before); 5 of 20" in again.stdout
+    assert (folder / "clusters.csv").read_text() == (folder / "c.csv").read_text()
     assert len(MeasurementStore(folder / "s.db")) == 5
 
 
