@@ -643,9 +643,9 @@ def read_answers(path, *, i_column: str = "i", j_column: str = "j", value_column
     """Read answers: one row per answered pair, the two item names and the similarity.
 
     A row whose value is empty (or ``NA``) has not been answered yet; it is
-    kept with value NaN (:func:`record_answers` skips it). The file written
-    by :func:`next_pairs`' caller (columns i, j, value) is read as it is once
-    its value column is filled.
+    kept with value NaN (:func:`record_answers` skips it). The pairs of
+    :func:`next_pairs` written as a table (columns i, j, value) are read as
+    they are once the value column is filled.
 
     Parameters
     ----------
