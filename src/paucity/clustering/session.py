@@ -737,7 +737,7 @@ def next_pairs(database, items=None, *, strategy=None, interleave=None, budget=N
     >>> next_pairs(database).n_new  # nothing answered yet: the same three pairs, none new
     0
     """
-    from .active import ActiveSpectralClustering, _resolve_budget
+    from .active import ActiveSpectralClustering
 
     given = {"strategy": strategy, "interleave": interleave, "budget": budget, "repeats": repeats,
              "batch_size": batch_size, "n_clusters": n_clusters, "random_state": random_state}
@@ -765,15 +765,15 @@ def next_pairs(database, items=None, *, strategy=None, interleave=None, budget=N
         params = _validated(model)
         settings = {name: _plain(params[name]) for name in SETTINGS}
         n = len(names)
-        if params["n_clusters"] > n:
-            raise ParameterError(f"next_pairs: n_clusters={params['n_clusters']} but there are only {n} items.")
-        n_budget = _resolve_budget(params["budget"], n, params["repeats"])
         store.set_n_items(n)
+        # opening the estimator's session reads the store and checks the settings against n (the budget, the
+        # number of clusters) before they are kept
+        model.tell(np.empty((0, 2), dtype=np.int64), np.empty(0))
         store.update_metadata({_ITEMS_KEY: json.dumps(names), _SETTINGS_KEY: json.dumps(settings)})
         waiting = len(store.pending())
         new = np.empty((0, 2), dtype=np.int64)
         if params["batch_size"] > waiting:
-            new = model.ask(params["batch_size"] - waiting, n_items=n)
+            new = model.ask(params["batch_size"] - waiting)
         pending = store.pending()
         measured = len(store)
     return SessionAsks(
@@ -781,7 +781,7 @@ def next_pairs(database, items=None, *, strategy=None, interleave=None, budget=N
         n_new=len(new),
         n_items=n,
         n_measured=measured,
-        budget=n_budget,
+        budget=int(model.budget_),
         created=stored_items is None,
         settings=settings,
     )
@@ -825,7 +825,7 @@ def record_answers(database, answers, *, source: str = "answers") -> SessionAnsw
     >>> record_answers(database, answers).n_read_before  # the same answers again: recorded once
     3
     """
-    from .active import ActiveSpectralClustering, _resolve_budget
+    from .active import ActiveSpectralClustering
 
     check_parameter(source, "source", [_TEXT], owner="record_answers")
     frame = _answers_frame(answers)
@@ -901,14 +901,13 @@ def record_answers(database, answers, *, source: str = "answers") -> SessionAnsw
         )
         model.tell(pairs[take], values[take], source=source)
         n_pending = len(store.pending())
-        n_budget = _resolve_budget(_validated(model)["budget"], len(names), settings["repeats"])
     return SessionAnswers(
         n_recorded=int(take.sum()),
         n_read_before=int(len(rows) - take.sum()),
         n_unanswered=int((~answered).sum()),
         n_measured=int(model.n_queries_),
         n_pending=n_pending,
-        budget=n_budget,
+        budget=int(model.budget_),
         items=tuple(names),
         labels=np.asarray(model.labels_),
         embedding=np.asarray(model.embedding_),
