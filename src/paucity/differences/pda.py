@@ -189,15 +189,16 @@ class PDA(TransformerMixin, BaseEstimator):
 
     The relaxation need not be tight. On the MADELON stand-in of the guide
     (scikit-learn's ``make_classification``, not the challenge's data) the top
-    eigenvalue of RELAX's B holds only 1–4 % of its trace at every λ, so the
-    selection is not read from a rank-one solution: it is decided by which
-    entries of B survive λ's thresholding and by the fit's support rules (a
-    one-feature support is replaced by the best single feature; with
-    ``n_features`` an alternative support is compared), not by the
-    relaxation itself; ``support_rules=False`` turns them off.
-    ``experiments/differences_madelon.py`` reports the selection with and
-    without them side by side on draws that were not used to choose the
-    solver's constants (see the guide).
+    eigenvalue of RELAX's B holds only 1–6 % of its trace at every λ, so the
+    selection is not read from a rank-one solution: it is the support of
+    RELAX's direction, i.e. the rows of B that survive λ's thresholding. The
+    support rules (a one-feature support is replaced by the best single
+    feature; with ``n_features`` an alternative support is compared) act only
+    in those two cases; ``support_rules=False`` turns them off. On that
+    stand-in they changed no selection, along the λ path nor at the λ chosen
+    by :class:`PDACV` on ten draws (``experiments/differences_madelon_draws.py``);
+    on unstandardized data with a one-feature support they can (the rule
+    prefers the feature of largest W₂² alone, RELAX's diagonal the widest).
 
     Examples
     --------
