@@ -30,6 +30,9 @@ def read_frame(path, *, text_columns: Sequence[str] = ()) -> pd.DataFrame:
     text_columns : sequence of str
         Columns to read as text. Names that are not columns of the file are
         ignored here (the caller reports a missing column in its own terms).
+        A column whose header field is empty (an index written by
+        ``DataFrame.to_csv``) is named ``"Unnamed: k"``, k its position, as
+        pandas names it.
 
     Raises
     ------
@@ -58,6 +61,8 @@ def read_frame(path, *, text_columns: Sequence[str] = ()) -> pd.DataFrame:
             header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False)
         names = [str(name) for name in header.iloc[0]] if len(header) else []
         check_unique_columns(names, path)
+        # an empty header field (a written index) is named as pandas names it
+        names = [name if name != "" else f"Unnamed: {k}" for k, name in enumerate(names)]
         text = [name for name in names if name in set(text_columns)]
         with reading(path, "a table"):
             frame = pd.read_csv(
