@@ -1,0 +1,166 @@
+"""Active spectral clustering benchmark: the seed's IU-RED loop as printed beside ActiveSpectralClustering.
+
+Run with paucity's development Python from the repository root, on a quiet machine::
+
+    python benchmarks/clustering.py                    # n = 200 and 500, then batch mode at n = 2,000
+    python benchmarks/clustering.py --sizes 200 --reference-steps 300 --skip-batch
+
+Data: two Gaussian clouds in the plane (centres 3 standard deviations apart, n/2 points each, a fixed
+seed), scaled to the unit square, similarities exp(−‖x − y‖² / (2 · 0.1²)).
+
+For each n, ``ActiveSpectralClustering(strategy="iu_red", budget=0.1, batch_size=1)`` is run once with a
+MatrixOracle and timed as a whole (its start, while the graph of measured pairs has three or more
+components, measures random pairs; then every query is IU-RED's). The seed's loop as printed (seed 003,
+Algorithm 1) is then replayed on the same sequence of estimates: at each active step it forms the
+Laplacian of the current Ŵ, takes a full ``numpy.linalg.eigh``, computes every unmeasured pair's score
+|dv̂₂(k_min)/dŵᵢⱼ| from eq. (2.6) with the whole spectrum, and takes the best pair. Its choice is checked
+against paucity's query at that step on the steps where it is defined (λ̂₂ simple and k_min unique;
+the fraction that agree is reported; where λ̂₂ is repeated, as on a graph with two symmetric leaves,
+v̂₂ is any vector of its eigenspace and the two loops may differ), and its time per step is
+measured over the first ``--reference-steps`` active steps (all of them with 0); the ratio is the
+reference's mean time per active step over paucity's mean time per query of the whole run (start and
+final clustering included). Both run with one BLAS thread.
+
+Batch mode: ``batch_size=100`` at n = 2,000 with 5 % of the pairs, timed once.
+
+Writes ``benchmarks/results/clustering.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from markers import machine, package_version  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results" / "clustering.json"
+WIDTH = 0.1
+
+
+def two_gaussians(n: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    half = n // 2
+    X = np.r_[rng.normal(0.0, 1.0, (half, 2)), rng.normal(0.0, 1.0, (n - half, 2)) + [3.0, 0.0]]
+    X = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0))
+    squared = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    W = np.exp(-squared / (2 * WIDTH**2))
+    np.fill_diagonal(W, 1.0)
+    return W
+
+
+def seed_choice(W_hat: np.ndarray, measured: np.ndarray) -> tuple[tuple[int, int], bool]:
+    """One step of Algorithm 1 as printed: full eigendecomposition, eq. (2.6) for every unmeasured pair.
+
+    Returns the best pair and whether the step is well posed: λ̂₂ simple (else v̂₂ and (2.6) are not
+    defined) and k_min unique.
+    """
+    W = W_hat.copy()
+    np.fill_diagonal(W, 0.0)
+    L = np.diag(W.sum(axis=1)) - W
+    values, vectors = np.linalg.eigh(L)
+    v2 = vectors[:, 1]
+    k = int(np.argmin(np.abs(v2)))
+    # dv̂₂(k)/dŵᵢⱼ = Σ_{p>2} (v̂₂(i) − v̂₂(j))(v̂_p(i) − v̂_p(j)) v̂_p(k) / (λ̂₂ − λ̂_p)
+    weights = vectors[k, 2:] / (values[1] - values[2:])
+    g = vectors[:, 2:] @ weights
+    scores = np.abs(np.subtract.outer(v2, v2) * np.subtract.outer(g, g))
+    scores[measured] = -np.inf
+    scores[np.tril_indices_from(scores)] = -np.inf
+    flat = int(np.argmax(scores))
+    scale = max(values[-1], 1e-300)
+    magnitudes = np.sort(np.abs(v2))
+    posed = values[2] - values[1] > 1e-9 * scale and magnitudes[1] - magnitudes[0] > 1e-12
+    return divmod(flat, scores.shape[0]), bool(posed)
+
+
+def compare(n: int, reference_steps: int) -> dict:
+    from scipy.sparse.csgraph import connected_components
+
+    from paucity.clustering import ActiveSpectralClustering, MatrixOracle
+
+    W = two_gaussians(n)
+    ActiveSpectralClustering(strategy="iu_red", budget=30, random_state=0).fit(MatrixOracle(two_gaussians(40)))  # warm
+    with threadpool_limits(1):
+        start = time.perf_counter()
+        model = ActiveSpectralClustering(strategy="iu_red", budget=0.1, batch_size=1, random_state=0).fit(MatrixOracle(W))
+        ours = time.perf_counter() - start
+    queries = model.queries_[["i", "j", "value"]].to_numpy()
+    n_queries = len(queries)
+    W_hat = np.eye(n)
+    measured = np.eye(n, dtype=bool)
+    agree = steps = posed_steps = 0
+    reference_seconds = 0.0
+    for order, (i, j, value) in enumerate(queries):
+        i, j = int(i), int(j)
+        components = connected_components(W_hat > 0, directed=False)[0]
+        if components == 1 and (reference_steps == 0 or steps < reference_steps):
+            with threadpool_limits(1):
+                t0 = time.perf_counter()
+                chosen, posed = seed_choice(W_hat, measured)
+                reference_seconds += time.perf_counter() - t0
+            steps += 1
+            posed_steps += posed
+            agree += posed and chosen == (min(i, j), max(i, j))
+        W_hat[i, j] = W_hat[j, i] = value
+        measured[i, j] = measured[j, i] = True
+    row = {
+        "n": n,
+        "queries": n_queries,
+        "paucity_seconds": ours,
+        "paucity_seconds_per_query": ours / n_queries,
+        "reference_steps_timed": steps,
+        "reference_seconds_per_step": reference_seconds / max(steps, 1),
+        "well_posed_steps": posed_steps,
+        "same_choice": agree / max(posed_steps, 1),
+    }
+    row["ratio"] = row["reference_seconds_per_step"] / row["paucity_seconds_per_query"]
+    print(f"n = {n}: paucity {ours:.1f} s for {n_queries} queries ({1e3 * row['paucity_seconds_per_query']:.2f} ms "
+          f"each); the seed's loop {1e3 * row['reference_seconds_per_step']:.1f} ms per active step over {steps} "
+          f"steps, same choice in {100 * row['same_choice']:.1f} % of the {posed_steps} well-posed ones; ratio {row['ratio']:.1f}x", flush=True)
+    return row
+
+
+def batch(n: int = 2000) -> dict:
+    from paucity.clustering import ActiveSpectralClustering, MatrixOracle
+
+    W = two_gaussians(n)
+    with threadpool_limits(1):
+        start = time.perf_counter()
+        model = ActiveSpectralClustering(strategy="iu_red", budget=0.05, batch_size=100, random_state=0).fit(
+            MatrixOracle(W))
+        seconds = time.perf_counter() - start
+    print(f"batch mode, n = {n}, 5 % of pairs, batch_size = 100: {seconds:.1f} s ({model.n_queries_} queries)",
+          flush=True)
+    return {"n": n, "fraction": 0.05, "batch_size": 100, "queries": int(model.n_queries_), "seconds": seconds}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[200, 500])
+    parser.add_argument("--reference-steps", type=int, default=1000,
+                        help="active steps of the seed's loop that are timed and checked (0: all)")
+    parser.add_argument("--skip-batch", action="store_true")
+    args = parser.parse_args()
+    load_before = os.getloadavg()
+    rows = [compare(n, args.reference_steps) for n in args.sizes]
+    batch_row = None if args.skip_batch else batch()
+    report = {"machine": machine(), "load_average_before": load_before, "load_average_after": os.getloadavg(),
+              "versions": {"paucity": package_version("paucity"), "numpy": np.__version__},
+              "compare": rows, "batch": batch_row, "reference_steps": args.reference_steps}
+    from paucity.io import write_text
+
+    write_text(json.dumps(report, indent=1), RESULTS)
+    print(f"load average before {load_before}, after {report['load_average_after']}; wrote {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
