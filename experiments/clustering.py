@@ -1,0 +1,475 @@
+"""Reproductions of the active spectral clustering experiments of seed 003, chapter 2.
+
+Run with paucity's development Python from the repository root::
+
+    python experiments/clustering.py tune_width     # the RBF width rule, on draws the figures do not report
+    python experiments/clustering.py fig2_2          # two Gaussians of increasing separation
+    python experiments/clustering.py table2_1        # error decrease over one active step
+    python experiments/clustering.py fig2_3          # the real data sets
+    python experiments/clustering.py all --quick     # small grids, few runs, for a check in seconds
+
+Subcommands:
+
+``tune_width``
+    The width of the RBF kernel, ``σ = c · median pairwise distance`` of the
+    points normalized to the unit hypercube, with ``c`` from ``WIDTH_GRID``
+    chosen on two-Gaussian draws with seeds 100–102 (``TUNING_SEEDS``, never
+    reported): the ``c`` whose complete-data spectral bisection best recovers
+    the two generating Gaussians (mean misclustering error over the
+    separations of Figure 2.2 and the three seeds). The winner is fixed in
+    ``WIDTH``.
+``fig2_2``
+    Seed 003, §2.6, Figure 2.2: 200 points, 100 from each of two spherical
+    Gaussians in two dimensions with unit variance whose means are
+    ``SEPARATIONS`` = 3, 4, 5, 6 standard deviations apart, normalized to the
+    unit hypercube; similarities ``exp(−‖x − y‖² / (2σ²))`` with the width
+    rule above. The misclustering error of the active clustering against the
+    spectral bisection of the complete matrix, against the fraction of the
+    n(n − 1)/2 pairs queried, for IU-RED, IU-RED interleaved, S&T, S&T
+    interleaved and random selection; mean over runs that differ in the
+    methods' random choices (one data set per separation).
+``table2_1``
+    Seed 003, §2.6, Table 2.1: for each data set, random partial matrices
+    (``PARTIAL_FRACTION`` of the pairs measured, uniformly at random, redrawn
+    until the measured graph is connected), one step of IU-RED and one of S&T
+    from the same partial matrix; the mean (± standard error) decrease in
+    misclustering error against the complete-data clustering. Data: the real
+    data sets of ``fig2_3`` and matrices of ``UNIFORM_N`` items with
+    off-diagonal entries uniform in [0, 1] (a new matrix per restart).
+``fig2_3``
+    Seed 003, §2.6, Figure 2.3 on scikit-learn's bundled data standing in for
+    the UCI sets (two classes each, at most 100 items of each class drawn at
+    random): iris versicolor/virginica, wine classes 0/1, digits 3/8 (for
+    pendigits), breast cancer malignant/benign and Breiman's waveform classes
+    0/1 (generated here, 21 features). Same methods and error as Figure 2.2.
+
+Every figure is drawn from a fixed seed (``--seed``). Figures are written to
+``docs/figures/clustering_*.png`` and the numbers behind them to
+``experiments/results/clustering_*.csv``. Runs are spread over ``--jobs``
+processes (default 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from paucity._errors import InputError
+from paucity.clustering import (
+    ActiveSpectralClustering,
+    MatrixOracle,
+    iu_red_scores,
+    misclustering_error,
+    shamir_tishby_scores,
+    spectral_bisection,
+)
+from paucity.io import write_csv, write_figure
+
+ROOT = Path(__file__).resolve().parent.parent
+FIGURES = ROOT / "docs" / "figures"
+RESULTS = ROOT / "experiments" / "results"
+SEED = 0
+TUNING_SEEDS = (100, 101, 102)
+
+# The width rule σ = WIDTH · median pairwise distance; WIDTH chosen from WIDTH_GRID by ``tune_width``.
+WIDTH_GRID = (0.125, 0.25, 0.5, 1.0)
+WIDTH = 0.5
+
+SEPARATIONS = (3.0, 4.0, 5.0, 6.0)
+N_POINTS = 200
+METHODS = {
+    "IU-RED": ("iu_red", False),
+    "IU-RED, interleave": ("iu_red", True),
+    "S&T": ("shamir_tishby", False),
+    "S&T, interleave": ("shamir_tishby", True),
+    "Random": ("random", False),
+}
+FIG2_2 = {"budget": 0.2, "runs": 10, "grid": np.round(np.linspace(0, 0.2, 41), 4)}
+QUICK_FIG2_2 = {"budget": 0.05, "runs": 1, "grid": np.round(np.linspace(0, 0.05, 6), 4), "n_points": 40}
+FIG2_3 = {"budget": 0.2, "runs": 4, "grid": np.round(np.linspace(0, 0.2, 41), 4)}
+QUICK_FIG2_3 = {"budget": 0.05, "runs": 1, "grid": np.round(np.linspace(0, 0.05, 6), 4), "per_class": 20}
+
+PARTIAL_FRACTION = 0.1
+UNIFORM_N = 200
+TABLE2_1 = {"restarts": 1000}
+QUICK_TABLE2_1 = {"restarts": 5, "per_class": 20, "uniform_n": 40}
+
+DATASETS = ("iris", "wine", "digits", "breast_cancer", "waveform")
+
+
+# -- data -------------------------------------------------------------------------------------------
+def unit_hypercube(X: np.ndarray) -> np.ndarray:
+    """Scale every feature to [0, 1] (constant features become 0)."""
+    X = np.asarray(X, dtype=float)
+    low, span = X.min(0), X.max(0) - X.min(0)
+    return (X - low) / np.where(span > 0, span, 1.0)
+
+
+def rbf_similarities(X: np.ndarray, width: float = WIDTH) -> np.ndarray:
+    """``exp(−‖x − y‖² / (2σ²))`` with ``σ = width · median pairwise distance``; unit diagonal."""
+    sq = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    sigma = width * np.median(np.sqrt(sq[np.triu_indices(len(X), 1)]))
+    W = np.exp(-sq / (2 * sigma**2))
+    np.fill_diagonal(W, 1.0)
+    return W
+
+
+def two_gaussians(separation: float, rng, n_points: int = N_POINTS):
+    """``n_points`` points (half from each of two unit-variance 2-D Gaussians), in the unit hypercube."""
+    y = np.repeat([0, 1], [n_points // 2, n_points - n_points // 2])
+    X = rng.normal(size=(n_points, 2))
+    X[y == 1, 0] += separation
+    return unit_hypercube(X), y
+
+
+def waveform(n_points: int, rng, classes=(0, 1)):
+    """Breiman's waveform data (CART, 1984): 21 features, three classes of random mixtures of two of three waves.
+
+    The base waves are triangles ``h1(i) = max(6 − |i − 11|, 0)``, ``h2(i) = h1(i − 4)``,
+    ``h3(i) = h1(i + 4)`` on i = 1..21; class 0 mixes (h1, h2), class 1 (h1, h3),
+    class 2 (h2, h3), as ``u·a + (1 − u)·b + ε`` with u ~ U(0, 1), ε ~ N(0, 1).
+    The ``classes`` asked for come in equal numbers (up to one item).
+    """
+    i = np.arange(1, 22)
+    h1 = np.maximum(6 - np.abs(i - 11), 0.0)
+    h2, h3 = np.maximum(6 - np.abs(i - 15), 0.0), np.maximum(6 - np.abs(i - 7), 0.0)
+    pairs = {0: (h1, h2), 1: (h1, h3), 2: (h2, h3)}
+    classes = np.asarray(classes)
+    y = rng.permutation(np.resize(classes, n_points))  # as equal class sizes as n_points allows
+    u = rng.uniform(size=(n_points, 1))
+    a = np.stack([pairs[c][0] for c in y])
+    b = np.stack([pairs[c][1] for c in y])
+    return u * a + (1 - u) * b + rng.normal(size=(n_points, 21)), y
+
+
+def real_dataset(name: str, rng, per_class: int = 100):
+    """Two classes of a bundled data set (at most ``per_class`` items of each, drawn at random), unit hypercube."""
+    from sklearn import datasets as sk
+
+    if name == "waveform":
+        X, y = waveform(2 * per_class, rng)
+        return unit_hypercube(X), y
+    loaders = {"iris": (sk.load_iris, (1, 2)), "wine": (sk.load_wine, (0, 1)), "digits": (sk.load_digits, (3, 8)),
+               "breast_cancer": (sk.load_breast_cancer, (0, 1))}
+    loader, classes = loaders[name]
+    X, y = loader(return_X_y=True)
+    keep = []
+    for c in classes:
+        members = np.flatnonzero(y == c)
+        keep.append(np.sort(rng.choice(members, size=min(per_class, len(members)), replace=False)))
+    keep = np.concatenate(keep)
+    return unit_hypercube(X[keep]), (y[keep] == classes[1]).astype(int)
+
+
+# -- helpers ----------------------------------------------------------------------------------------
+def _seeds(seed, count: int) -> list[int]:
+    return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(count)]
+
+
+def _table(df: pd.DataFrame, path) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    write_csv(df, path, index=False, float_format="%.6g")
+
+
+def _log(message: str, progress: bool) -> None:
+    if progress:
+        print(message, file=sys.stderr, flush=True)
+
+
+def _map(fn, tasks, jobs: int):
+    if jobs <= 1:
+        return [fn(*t) for t in tasks]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(fn, *zip(*tasks)))
+
+
+# -- the error curves (Figures 2.2 and 2.3) ---------------------------------------------------------
+def error_curve(W: np.ndarray, method: str, budget: float, grid, random_state: int) -> np.ndarray:
+    """Misclustering error against the complete-data clustering at each fraction of ``grid`` (step interpolation)."""
+    strategy, interleave = METHODS[method]
+    reference = spectral_bisection(W)
+    model = ActiveSpectralClustering(strategy=strategy, interleave=interleave, budget=budget,
+                                     random_state=random_state)
+    model.fit(MatrixOracle(W), reference=reference)
+    history = model.history_
+    if strategy == "random":  # without eigen-updates along the way: cluster the prefixes of the queries
+        return _random_curve(W, model.queries_, grid, reference)
+    fractions, errors = history["fraction"].to_numpy(), history["error"].to_numpy()
+    at = np.searchsorted(fractions, np.asarray(grid) + 1e-12, side="right") - 1
+    return errors[np.clip(at, 0, None)]
+
+
+def _random_curve(W, queries: pd.DataFrame, grid, reference) -> np.ndarray:
+    n = len(W)
+    total = n * (n - 1) // 2
+    i, j, v = (queries[c].to_numpy() for c in ("i", "j", "value"))
+    out = []
+    for f in grid:
+        m = int(round(f * total))
+        W_hat = np.eye(n)
+        W_hat[i[:m], j[:m]] = v[:m]
+        W_hat[j[:m], i[:m]] = v[:m]
+        out.append(misclustering_error(spectral_bisection(W_hat), reference))
+    return np.asarray(out)
+
+
+def _curve_task(W, method, budget, grid, random_state, key):
+    return key, method, error_curve(W, method, budget, grid, random_state)
+
+
+def curves(matrices: dict, settings: dict, *, seed=SEED, jobs: int = 2, progress=True) -> pd.DataFrame:
+    """Every method's error curve on every matrix, ``settings['runs']`` runs each; one row per (matrix, method, run, fraction)."""
+    grid, runs = settings["grid"], settings["runs"]
+    tasks = []
+    for k, (key, W) in enumerate(matrices.items()):
+        for r, state in enumerate(_seeds([seed, k], runs)):
+            for method in METHODS:
+                tasks.append((W, method, settings["budget"], grid, state, (key, r)))
+    _log(f"{len(tasks)} runs on {jobs} processes", progress)
+    rows = []
+    for (key, r), method, errors in _map(_curve_task, tasks, jobs):
+        rows += [{"data": key, "method": method, "run": r, "fraction": f, "error": e} for f, e in zip(grid, errors)]
+    return pd.DataFrame(rows)
+
+
+def summarize(runs: pd.DataFrame) -> pd.DataFrame:
+    g = runs.groupby(["data", "method", "fraction"], sort=False)["error"]
+    out = g.agg(error_mean="mean", error_std="std", runs="count").reset_index()
+    out["error_se"] = out["error_std"] / np.sqrt(out["runs"])
+    return out
+
+
+_STYLE = {"IU-RED": ("tab:red", "-"), "IU-RED, interleave": ("tab:red", "--"), "S&T": ("tab:blue", "-"),
+          "S&T, interleave": ("tab:blue", "--"), "Random": ("black", ":")}
+
+
+def plot_curves(summary: pd.DataFrame, path, titles: dict) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    keys = list(dict.fromkeys(summary["data"]))
+    fig, axes = plt.subplots(1, len(keys), figsize=(3.4 * len(keys), 3.2), squeeze=False)
+    for ax, key in zip(axes[0], keys):
+        part = summary[summary["data"] == key]
+        for method in METHODS:
+            m = part[part["method"] == method]
+            color, line = _STYLE[method]
+            ax.plot(m["fraction"], m["error_mean"], line, color=color, label=method)
+        ax.set_title(titles.get(key, str(key)), fontsize=9)
+        ax.set_xlabel("fraction of pairs queried")
+        ax.set_ylim(bottom=0)
+    axes[0][0].set_ylabel("misclustering error")
+    axes[0][-1].legend(fontsize=7)
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    write_figure(fig, path, dpi=110)
+    plt.close(fig)
+
+
+# -- tune_width -------------------------------------------------------------------------------------
+def width_tuning(seeds=TUNING_SEEDS, grid=WIDTH_GRID, separations=SEPARATIONS, n_points=N_POINTS) -> pd.DataFrame:
+    """Mean error of complete-data spectral bisection against the generating Gaussians, per width."""
+    rows = []
+    for width in grid:
+        errors = []
+        for s in seeds:
+            for sep in separations:
+                X, y = two_gaussians(sep, np.random.default_rng([s, int(sep * 10)]), n_points)
+                errors.append(misclustering_error(spectral_bisection(rbf_similarities(X, width)), y))
+        rows.append({"width": width, "error_mean": float(np.mean(errors)), "draws": len(errors),
+                     "seeds": " ".join(map(str, seeds))})
+    table = pd.DataFrame(rows)
+    table["chosen"] = table["error_mean"] == table["error_mean"].min()
+    return table
+
+
+# -- Table 2.1 ----------------------------------------------------------------------------------------
+def one_step(W: np.ndarray, rng, fraction: float = PARTIAL_FRACTION, reference=None) -> dict | None:
+    """From one random partial matrix: the decrease in error after one IU-RED step and one S&T step.
+
+    ``None`` when the sampled graph leaves v̂₂ undefined (the caller redraws).
+    """
+    n = len(W)
+    if reference is None:
+        reference = spectral_bisection(W)
+    iu, ju = np.triu_indices(n, 1)
+    pick = rng.random(len(iu)) < fraction
+    W_hat = np.eye(n)
+    W_hat[iu[pick], ju[pick]] = W[iu[pick], ju[pick]]
+    W_hat[ju[pick], iu[pick]] = W[ju[pick], iu[pick]]
+    try:
+        scores = {"IU-RED": iu_red_scores(W_hat), "S&T": shamir_tishby_scores(W_hat)}
+    except InputError:
+        return None
+    before = misclustering_error(spectral_bisection(W_hat), reference)
+    out = {"measured": int(pick.sum()), "error_before": before}
+    open_pairs = ~pick
+    for name, S in scores.items():
+        s = np.where(open_pairs, S[iu, ju], -np.inf)
+        k = int(np.argmax(s))
+        step = W_hat.copy()
+        step[iu[k], ju[k]] = step[ju[k], iu[k]] = W[iu[k], ju[k]]
+        out[name] = before - misclustering_error(spectral_bisection(step), reference)
+    return out
+
+
+def _uniform_matrix(n: int, rng) -> np.ndarray:
+    U = np.triu(rng.uniform(size=(n, n)), 1)
+    return U + U.T + np.eye(n)
+
+
+def _table_task(name, W, restarts, state, uniform_n):
+    rng = np.random.default_rng(state)
+    rows, redraws = [], 0
+    reference = None if W is None else spectral_bisection(W)
+    while len(rows) < restarts:
+        M = _uniform_matrix(uniform_n, rng) if W is None else W
+        row = one_step(M, rng, reference=None if W is None else reference)
+        if row is None:
+            redraws += 1
+            continue
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    df["data"] = name
+    df["redraws"] = redraws
+    df["task"] = state
+    return df
+
+
+def table2_1(matrices: dict, restarts: int, *, seed=SEED, jobs: int = 2, uniform_n=UNIFORM_N,
+             progress=True) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per restart rows, and the mean ± standard error per data set (``matrices`` values None: uniform)."""
+    tasks = []
+    per_task = int(np.ceil(restarts / jobs))
+    for k, (name, W) in enumerate(matrices.items()):
+        for p, state in enumerate(_seeds([seed, 21, k], jobs)):
+            count = min(per_task, restarts - p * per_task)
+            if count > 0:
+                tasks.append((name, W, count, state, uniform_n))
+    _log(f"{len(tasks)} tasks on {jobs} processes", progress)
+    restarts_table = pd.concat(_map(_table_task, tasks, jobs), ignore_index=True)
+    summary = []
+    for name, part in restarts_table.groupby("data", sort=False):
+        row = {"data": name, "restarts": len(part), "redraws": int(part.groupby("task")["redraws"].first().sum()),
+               "measured_mean": part["measured"].mean(), "error_before_mean": part["error_before"].mean()}
+        for method in ("IU-RED", "S&T"):
+            row[f"{method}_mean"] = part[method].mean()
+            row[f"{method}_se"] = part[method].std() / np.sqrt(len(part))
+        summary.append(row)
+    return restarts_table, pd.DataFrame(summary)
+
+
+# -- runs ---------------------------------------------------------------------------------------------
+def run_tune_width(*, results=RESULTS, progress=True) -> pd.DataFrame:
+    table = width_tuning()
+    _table(table, Path(results) / "clustering_width_tuning.csv")
+    best = table.loc[table["chosen"], "width"].iloc[0]
+    print(f"RBF width: best c = {best:g} (σ = c · median distance); WIDTH = {WIDTH:g}", flush=True)
+    return table
+
+
+def run_fig2_2(*, runs=None, quick=False, seed=SEED, jobs=2, figures=FIGURES, results=RESULTS, progress=True):
+    settings = dict(QUICK_FIG2_2 if quick else FIG2_2)
+    if runs:
+        settings["runs"] = runs
+    n_points = settings.get("n_points", N_POINTS)
+    matrices, titles = {}, {}
+    for sep in SEPARATIONS:
+        X, _ = two_gaussians(sep, np.random.default_rng([seed, int(sep * 10)]), n_points)
+        matrices[f"separation {sep:g}"] = rbf_similarities(X)
+        titles[f"separation {sep:g}"] = f"means {sep:g} sd apart, n = {n_points}"
+    table = curves(matrices, settings, seed=seed, jobs=jobs, progress=progress)
+    summary = summarize(table)
+    _table(summary, Path(results) / "clustering_fig2_2.csv")
+    plot_curves(summary, Path(figures) / "clustering_fig2_2.png", titles)
+    return summary
+
+
+def run_fig2_3(*, runs=None, quick=False, seed=SEED, jobs=2, figures=FIGURES, results=RESULTS, progress=True):
+    settings = dict(QUICK_FIG2_3 if quick else FIG2_3)
+    if runs:
+        settings["runs"] = runs
+    per_class = settings.get("per_class", 100)
+    matrices, titles = {}, {}
+    for k, name in enumerate(DATASETS):
+        X, _ = real_dataset(name, np.random.default_rng([seed, 23, k]), per_class)
+        matrices[name] = rbf_similarities(X)
+        titles[name] = f"{name}, n = {len(X)}"
+    table = curves(matrices, settings, seed=seed, jobs=jobs, progress=progress)
+    summary = summarize(table)
+    _table(summary, Path(results) / "clustering_fig2_3.csv")
+    plot_curves(summary, Path(figures) / "clustering_fig2_3.png", titles)
+    return summary
+
+
+def run_table2_1(*, runs=None, quick=False, seed=SEED, jobs=2, results=RESULTS, progress=True, **_):
+    settings = dict(QUICK_TABLE2_1 if quick else TABLE2_1)
+    restarts = runs or settings["restarts"]
+    per_class = settings.get("per_class", 100)
+    matrices = {}
+    for k, name in enumerate(DATASETS):
+        X, _ = real_dataset(name, np.random.default_rng([seed, 23, k]), per_class)  # the data of fig2_3
+        matrices[name] = rbf_similarities(X)
+    matrices["uniform"] = None
+    _, summary = table2_1(matrices, restarts, seed=seed, jobs=jobs,
+                          uniform_n=settings.get("uniform_n", UNIFORM_N), progress=progress)
+    _table(summary, Path(results) / "clustering_table2_1.csv")
+    return summary
+
+
+COMMANDS = ("fig2_2", "table2_1", "fig2_3")
+
+
+def run(name: str, **kwargs):
+    """Run one subcommand; returns what it computed."""
+    if name == "tune_width":
+        return run_tune_width(results=kwargs.get("results", RESULTS), progress=kwargs.get("progress", True))
+    if name == "fig2_2":
+        return run_fig2_2(**kwargs)
+    if name == "fig2_3":
+        return run_fig2_3(**kwargs)
+    if name == "table2_1":
+        kwargs.pop("figures", None)
+        return run_table2_1(**kwargs)
+    raise ValueError(f"unknown experiment {name!r}; expected one of {', '.join(COMMANDS)}, 'tune_width' or 'all'.")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("experiment", choices=(*COMMANDS, "all", "tune_width"))
+    p.add_argument("--runs", type=int, default=None,
+                   help=f"runs per curve (default {FIG2_2['runs']} for fig2_2, {FIG2_3['runs']} for fig2_3) or "
+                        f"restarts per data set for table2_1 (default {TABLE2_1['restarts']})")
+    p.add_argument("--quick", action="store_true", help="small data, grids and few runs, for a check in seconds")
+    p.add_argument("--seed", type=int, default=SEED, help="seed of all random draws (default 0)")
+    p.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
+    p.add_argument("--figures-dir", type=Path, default=FIGURES, help="where the PNG files go (default docs/figures)")
+    p.add_argument("--results-dir", type=Path, default=RESULTS,
+                   help="where the CSV files go (default experiments/results)")
+    return p
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    names = COMMANDS if args.experiment == "all" else (args.experiment,)
+    for name in names:
+        started = time.perf_counter()
+        run(name, runs=args.runs, quick=args.quick, seed=args.seed, jobs=args.jobs, figures=args.figures_dir,
+            results=args.results_dir)
+        print(f"{name}: {time.perf_counter() - started:.1f}s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""The seed's active spectral clustering experiments at reduced size (seed 003 §2.6).
+
+The functions come from ``experiments/clustering.py``, the script that draws
+the figures of ``docs/clustering.md``; the fast tests check that the script
+runs end to end and that its data are what its docstring says.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from paucity.clustering import misclustering_error, spectral_bisection
+
+
+@pytest.fixture(scope="module")
+def cx():
+    from experiments import clustering  # the repository root is on pytest's path (pyproject.toml)
+
+    return clustering
+
+
+def test_script_runs_at_quick_size(cx, tmp_path):
+    assert cx.main(["all", "--quick", "--jobs", "1", "--figures-dir", str(tmp_path),
+                    "--results-dir", str(tmp_path)]) == 0
+    for name in ("fig2_2", "fig2_3"):
+        table = pd.read_csv(tmp_path / f"clustering_{name}.csv")
+        assert set(table["method"]) == set(cx.METHODS)
+        assert table["error_mean"].between(0, 0.5).all()  # misclustering error of two clusters is at most 1/2
+        first = table[table["fraction"] == 0]
+        assert (first.groupby("data")["error_mean"].nunique() == 1).all()  # every method starts from nothing measured
+        assert (tmp_path / f"clustering_{name}.png").read_bytes()[:4] == b"\x89PNG"
+    assert set(pd.read_csv(tmp_path / "clustering_fig2_2.csv")["data"]) == {
+        f"separation {s:g}" for s in cx.SEPARATIONS}
+    table = pd.read_csv(tmp_path / "clustering_table2_1.csv")
+    assert list(table["data"]) == [*cx.DATASETS, "uniform"]
+    assert (table["restarts"] == cx.QUICK_TABLE2_1["restarts"]).all()
+    assert table[["IU-RED_mean", "S&T_mean"]].abs().le(0.5).all().all()
+
+
+def test_width_rule_is_the_tuned_one_and_tuned_off_the_reported_draws(cx):
+    table = cx.width_tuning(n_points=60)
+    assert table["chosen"].sum() >= 1 and set(table["width"]) == set(cx.WIDTH_GRID)
+    assert cx.WIDTH in cx.WIDTH_GRID and cx.SEED not in cx.TUNING_SEEDS
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # distances 1, 1, √2: median 1
+    W = cx.rbf_similarities(X, width=0.5)
+    assert W[0, 1] == pytest.approx(np.exp(-1 / (2 * 0.25)))
+    assert W[1, 2] == pytest.approx(np.exp(-2 / (2 * 0.25))) and np.allclose(np.diag(W), 1)
+
+
+def test_data_are_as_stated(cx):
+    X, y = cx.two_gaussians(6.0, np.random.default_rng(5), 200)
+    assert X.shape == (200, 2) and X.min() == 0 and X.max() == 1 and y.sum() == 100
+    # means 6 standard deviations apart: the complete matrix separates them almost perfectly
+    assert misclustering_error(spectral_bisection(cx.rbf_similarities(X)), y) <= 0.02
+    # Breiman's waveform: class 0 mixes h1 and h2, so its mean is (h1 + h2) / 2
+    Xw, yw = cx.waveform(4000, np.random.default_rng(1))
+    i = np.arange(1, 22)
+    h1, h2, h3 = (np.maximum(6 - np.abs(i - c), 0) for c in (11, 15, 7))
+    assert np.abs(Xw[yw == 0].mean(0) - (h1 + h2) / 2).max() < 0.2
+    assert np.abs(Xw[yw == 1].mean(0) - (h1 + h3) / 2).max() < 0.2
+    for name in cx.DATASETS:
+        Xd, yd = cx.real_dataset(name, np.random.default_rng(0), 30)
+        assert len(Xd) == 60 and yd.sum() == 30 and Xd.min() >= 0 and Xd.max() <= 1
+
+
+def test_one_step_measures_the_best_open_pair(cx):
+    rng = np.random.default_rng(3)
+    X, _ = cx.two_gaussians(5.0, rng, 40)
+    W = cx.rbf_similarities(X)
+    row = None
+    while row is None:
+        row = cx.one_step(W, rng, fraction=0.3)
+    assert 0 < row["measured"] < 40 * 39 / 2
+    assert -0.5 <= row["IU-RED"] <= 0.5 and -0.5 <= row["S&T"] <= 0.5
