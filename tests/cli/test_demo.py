@@ -32,6 +32,10 @@ def test_demo_writes_report_and_figure(tmp_path):
     assert curve["budget"].tolist() == [2, 4, 6, 8, 12, 16, 24]
     assert (curve["Full"].diff().dropna() < 0).all()  # more judgments, less error
     assert (out / "judgments_budget.png").stat().st_size > 10_000
+    assert "Which similarities are worth paying for?" in report  # the clustering stop
+    curves = pd.read_csv(out / "clustering_iris_curves.csv")
+    assert sorted(curves["strategy"].unique()) == ["IU-RED", "S&T", "random"]
+    assert (curves.groupby("strategy")["error"].last() <= 0.05).all()  # setosa and versicolor separate
     assert [p.name for p in tmp_path.iterdir()] == ["demo"]  # no staging folder left beside it
 
 

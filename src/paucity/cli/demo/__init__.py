@@ -65,7 +65,7 @@ def _tour(out: Path, n_features: int) -> None:
 
     from ... import io
     from ...datasets import pbmc68k_reduced
-    from . import differences, judgments, markers, markers_benchmark, ranking
+    from . import clustering, differences, judgments, markers, markers_benchmark, ranking
 
     console = Console(file=text_io.StringIO()) if quiet() else Console()
     adata = pbmc68k_reduced()
@@ -76,5 +76,6 @@ def _tour(out: Path, n_features: int) -> None:
         + ranking.run(out, console)
         + differences.run(adata, out, console)
         + judgments.run(out, console)
+        + clustering.run(out, console)
     )
     io.write_text(report, out / "report.md")
