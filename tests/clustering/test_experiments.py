@@ -72,3 +72,19 @@ def test_one_step_measures_the_best_open_pair(cx):
         row = cx.one_step(W, rng, fraction=0.3)
     assert 0 < row["measured"] < 40 * 39 / 2
     assert -0.5 <= row["IU-RED"] <= 0.5 and -0.5 <= row["S&T"] <= 0.5
+
+
+# -- slow: the seed's claims --------------------------------------------------------------------------
+@pytest.mark.slow
+def test_iu_red_beats_s_and_t_on_well_separated_gaussians(cx):
+    """Figure 2.2: "S&T does poorly even on easy problems"; IU-RED settles on the complete-data clustering.
+
+    Means 5 standard deviations apart, two runs of each method on the figure's data, 10% of the pairs.
+    """
+    X, _ = cx.two_gaussians(5.0, np.random.default_rng([cx.SEED, 50]))
+    W = cx.rbf_similarities(X)
+    grid = np.round(np.linspace(0.05, 0.1, 11), 4)
+    means = {method: np.mean([cx.error_curve(W, method, 0.1, grid, state) for state in (11, 12)])
+             for method in ("IU-RED", "S&T")}
+    assert means["IU-RED"] < 0.05
+    assert means["S&T"] > means["IU-RED"] + 0.02
