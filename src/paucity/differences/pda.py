@@ -473,7 +473,7 @@ def _tighten_runs(params) -> int:
     """Tightening runs of a fit: the RELAX start and the restarts (twice for a divergence other than
     Wasserstein's), and up to three more to choose a SPARDA support."""
     other = divergence_name(params["divergence"]) != "wasserstein"
-    rules = params["sparsity"] == "l1" and params.get("support_rules", True)
+    rules = params["sparsity"] == "l1" and params["support_rules"]
     return (1 + params["n_restarts"]) * (1 + other) + (3 if rules else 0)
 
 
