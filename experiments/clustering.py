@@ -6,6 +6,8 @@ Run with paucity's development Python from the repository root::
     python experiments/clustering.py fig2_2          # two Gaussians of increasing separation
     python experiments/clustering.py table2_1        # error decrease over one active step
     python experiments/clustering.py fig2_3          # the real data sets
+    python experiments/clustering.py tune_crowd      # the photos' stand-in, on draws Figure 2.5 does not report
+    python experiments/clustering.py fig2_5          # a simulated crowd (Figure 2.5 and Table 2.2)
     python experiments/clustering.py all --quick     # small grids, few runs, for a check in seconds
 
 Subcommands:
@@ -42,6 +44,28 @@ Subcommands:
     random): iris versicolor/virginica, wine classes 0/1, digits 3/8 (for
     pendigits), breast cancer malignant/benign and Breiman's waveform classes
     0/1 (generated here, 21 features). Same methods and error as Figure 2.2.
+``tune_crowd``
+    The constants of the photos' stand-in of ``fig2_5``, chosen on draws with
+    seeds 100–109 (``CROWD_TUNING_SEEDS``, never reported) from
+    ``PHOTOS_SEPARATION_GRID`` × ``CROWD_GRID`` (see :func:`crowd_tuning`);
+    the winners are fixed in ``PHOTOS_SEPARATION``, ``CROWD_CONCENTRATION``
+    and ``CROWD_ADVERSARIAL``.
+``fig2_5``
+    Seed 003, §2.6, Figure 2.5 and Table 2.2, with a simulated crowd in place
+    of the photos and their Mechanical Turk answers (not available): 100
+    items, 50 from each of two 2-D unit-variance Gaussians whose means are
+    ``PHOTOS_SEPARATION`` sd apart (the two rooms), RBF similarities with the
+    width rule above as the true similarities; for every pair three recorded
+    answers from paucity's ``BetaNoise`` (Beta(1 + κw, 1 + κ(1 − w)),
+    κ = ``CROWD_CONCENTRATION``, and with probability ``CROWD_ADVERSARIAL``
+    the adversarial answer 1 − w) through a ``MatrixOracle``. The reference is
+    the spectral bisection of the complete median-of-three matrix. Panels:
+    (a) the methods on the median matrix itself (each query costs three
+    answers); (b) ``repeats=3``, the r-th ask of a pair answered by its r-th
+    recorded answer (:class:`RecordedAnswers`); (c) one answer per pair (the
+    first). The x-axis counts answers in units of n(n − 1)/2. Table 2.2:
+    the first x where a method's mean error is at most 0.05, priced at
+    US$0.045 per median of three answers (US$0.015 per answer).
 
 Sizes: 3 runs per curve for Figure 2.2, 2 for Figure 2.3 and 1000 restarts per row of Table 2.1
 (the seed: 20 runs, 30 000 restarts), so that each finishes in about ten minutes on two cores;
@@ -68,6 +92,7 @@ import pandas as pd
 from paucity._errors import InputError
 from paucity.clustering import (
     ActiveSpectralClustering,
+    BetaNoise,
     MatrixOracle,
     iu_red_scores,
     misclustering_error,
@@ -104,6 +129,20 @@ PARTIAL_FRACTION = 0.1
 UNIFORM_N = 200
 TABLE2_1 = {"restarts": 1000}
 QUICK_TABLE2_1 = {"restarts": 5, "per_class": 20, "uniform_n": 40}
+
+# Figure 2.5 / Table 2.2: the photos' stand-in (100 items in two overlapping groups) and its simulated crowd;
+# separation and crowd chosen by ``tune_crowd`` on TUNING_SEEDS.
+PHOTOS_N = 100
+CROWD_TUNING_SEEDS = tuple(range(100, 110))
+PHOTOS_SEPARATION_GRID = (3.5, 4.0, 4.5, 5.0)
+CROWD_GRID = tuple((k, a) for k in (5.0, 10.0, 20.0, 40.0) for a in (0.05, 0.1, 0.2))
+PHOTOS_SEPARATION = 5.0
+CROWD_CONCENTRATION = 40.0
+CROWD_ADVERSARIAL = 0.05
+PRICE = 0.045  # US$ per median of three answers (the seed's price per measurement): US$0.015 per answer
+COST_TARGET = 0.05
+FIG2_5 = {"runs": 20, "x_a": 3.0, "x_b": 3.0, "x_c": 1.0, "step": 0.025}
+QUICK_FIG2_5 = {"runs": 1, "x_a": 0.6, "x_b": 0.6, "x_c": 0.3, "step": 0.1, "n_points": 30}
 
 DATASETS = ("iris", "wine", "digits", "breast_cancer", "waveform")
 
@@ -254,7 +293,7 @@ _STYLE = {"IU-RED": ("tab:red", "-"), "IU-RED, interleave": ("tab:red", "--"), "
           "S&T, interleave": ("tab:blue", "--"), "Random": ("black", ":")}
 
 
-def plot_curves(summary: pd.DataFrame, path, titles: dict) -> None:
+def plot_curves(summary: pd.DataFrame, path, titles: dict, xlabel: str = "fraction of pairs queried") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -269,7 +308,7 @@ def plot_curves(summary: pd.DataFrame, path, titles: dict) -> None:
             color, line = _STYLE[method]
             ax.plot(m["fraction"], m["error_mean"], line, color=color, label=method)
         ax.set_title(titles.get(key, str(key)), fontsize=9)
-        ax.set_xlabel("fraction of pairs queried")
+        ax.set_xlabel(xlabel)
         ax.set_ylim(bottom=0)
     axes[0][0].set_ylabel("misclustering error")
     axes[0][-1].legend(fontsize=7)
@@ -372,6 +411,189 @@ def table2_1(matrices: dict, restarts: int, *, seed=SEED, jobs: int = 2, uniform
     return restarts_table, pd.DataFrame(summary)
 
 
+# -- Figure 2.5 and Table 2.2: a simulated crowd ------------------------------------------------------
+class RecordedAnswers:
+    """A crowd whose answers were recorded beforehand: the r-th ask of a pair returns its r-th recorded answer.
+
+    ``answers`` has shape (R, n, n): R recorded answers per pair (symmetric). An algorithm that may
+    repeat a pair up to R times then sees the same answers, in the same order, whatever it asks first,
+    as the seed's algorithms saw its three Mechanical Turk answers per pair.
+    """
+
+    def __init__(self, answers: np.ndarray):
+        self.answers = np.asarray(answers, dtype=float)
+        self.n_items = self.answers.shape[1]
+        self.asked = np.zeros(self.answers.shape[1:], dtype=np.int64)
+
+    def query(self, pairs) -> np.ndarray:
+        pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        i, j = pairs.min(1), pairs.max(1)
+        out = np.empty(len(pairs))
+        for k, (a, b) in enumerate(zip(i, j)):
+            r = self.asked[a, b]
+            if r >= len(self.answers):
+                raise InputError(f"RecordedAnswers: pair ({a}, {b}) asked {r + 1} times but only "
+                                 f"{len(self.answers)} answers were recorded; ask with repeats <= {len(self.answers)}.")
+            out[k] = self.answers[r, a, b]
+            self.asked[a, b] += 1
+        return out
+
+
+def crowd_answers(W: np.ndarray, rng, concentration: float, adversarial: float, recorded: int = 3) -> np.ndarray:
+    """``recorded`` answers per pair from paucity's simulated crowd (BetaNoise through a MatrixOracle), symmetric."""
+    n = len(W)
+    iu, ju = np.triu_indices(n, 1)
+    pairs = np.column_stack([iu, ju])
+    oracle = MatrixOracle(W, noise=BetaNoise(concentration=concentration, adversarial=adversarial),
+                          random_state=rng)
+    answers = np.empty((recorded, n, n))
+    for r in range(recorded):
+        A = np.eye(n)
+        A[iu, ju] = A[ju, iu] = oracle.query(pairs)
+        answers[r] = A
+    return answers
+
+
+def photos_stand_in(seed, *, separation=None, concentration=None, adversarial=None, n_points=PHOTOS_N):
+    """The photos' stand-in: true similarities, the three recorded answers per pair, their median, the rooms."""
+    separation = PHOTOS_SEPARATION if separation is None else separation
+    concentration = CROWD_CONCENTRATION if concentration is None else concentration
+    adversarial = CROWD_ADVERSARIAL if adversarial is None else adversarial
+    X, rooms = two_gaussians(separation, np.random.default_rng([seed, 25]), n_points)
+    W = rbf_similarities(X)
+    answers = crowd_answers(W, np.random.default_rng([seed, 26]), concentration, adversarial)
+    return W, answers, np.median(answers, axis=0), rooms
+
+
+def crowd_tuning(seeds=CROWD_TUNING_SEEDS, n_points=PHOTOS_N) -> pd.DataFrame:
+    """The stand-in's constants, on draws the figure does not report (``TUNING_SEEDS``).
+
+    For every separation of ``PHOTOS_SEPARATION_GRID`` and crowd of ``CROWD_GRID``: the error of the
+    complete median-of-three matrix's bisection against the generating groups (``error_rooms``), and the
+    error of the bisection of one complete set of single answers against the median reference
+    (``error_single``), each a mean over the seeds.
+    """
+    rows = []
+    for sep in PHOTOS_SEPARATION_GRID:
+        for concentration, adversarial in CROWD_GRID:
+            rooms_err, single_err = [], []
+            for s in seeds:
+                _, answers, median, rooms = photos_stand_in(s, separation=sep, concentration=concentration,
+                                                            adversarial=adversarial, n_points=n_points)
+                reference = spectral_bisection(median)
+                rooms_err.append(misclustering_error(reference, rooms))
+                single_err.append(misclustering_error(spectral_bisection(answers[0]), reference))
+            rows.append({"separation": sep, "concentration": concentration, "adversarial": adversarial,
+                         "error_rooms": float(np.mean(rooms_err)), "error_single": float(np.mean(single_err)),
+                         "seeds": " ".join(map(str, seeds))})
+    table = pd.DataFrame(rows)
+    ok = table[table["error_rooms"] <= COST_TARGET]
+    table["chosen"] = False
+    if len(ok):
+        ok = ok[ok["separation"] == ok["separation"].min()]
+        table.loc[ok["error_single"].idxmax(), "chosen"] = True
+    return table
+
+
+def crowd_curve(W_oracle, answers, panel: str, method: str, budget: int, grid, random_state: int,
+                reference) -> np.ndarray:
+    """One run's error against the median reference at each x of ``grid`` (the panel's x-axis)."""
+    strategy, interleave = METHODS[method]
+    n = len(reference)
+    total = n * (n - 1) // 2
+    per_query = 3 if panel == "a" else 1  # (a): each query is a median of three answers
+    repeats = 3 if panel == "b" else 1
+    oracle = MatrixOracle(W_oracle) if panel == "a" else RecordedAnswers(answers if panel == "b" else answers[:1])
+    model = ActiveSpectralClustering(strategy=strategy, interleave=interleave, budget=budget, repeats=repeats,
+                                     random_state=random_state)
+    model.fit(oracle, reference=reference)
+    counts = np.round(np.asarray(grid) * total / per_query).astype(int)
+    if strategy == "random":
+        return _prefix_curve(model.queries_, counts, n, reference)
+    history = model.history_
+    n_queries, errors = history["n_queries"].to_numpy(), history["error"].to_numpy()
+    at = np.searchsorted(n_queries, counts, side="right") - 1
+    return errors[np.clip(at, 0, None)]
+
+
+def _prefix_curve(queries: pd.DataFrame, counts, n: int, reference) -> np.ndarray:
+    """The error of the running-median Ŵ of the first m queries, for each m of ``counts``."""
+    out = []
+    for m in counts:
+        W_hat = np.eye(n)
+        if m > 0:
+            med = queries.iloc[:m].groupby(["i", "j"])["value"].median()
+            i = med.index.get_level_values(0).to_numpy()
+            j = med.index.get_level_values(1).to_numpy()
+            W_hat[i, j] = W_hat[j, i] = med.to_numpy()
+        out.append(misclustering_error(spectral_bisection(W_hat), reference))
+    return np.asarray(out)
+
+
+def _crowd_task(W_oracle, answers, panel, method, budget, grid, state, reference, r):
+    return panel, method, r, crowd_curve(W_oracle, answers, panel, method, budget, grid, state, reference)
+
+
+def cost_to_reach(summary: pd.DataFrame, target: float = COST_TARGET, price: float = PRICE) -> pd.DataFrame:
+    """Table 2.2: per panel and method, the first x where the mean error is at most ``target``, and its cost.
+
+    A panel's x counts answers in units of n(n−1)/2 (in (a) three per median), so the cost is
+    ``x · n(n−1)/2 · price / 3`` with ``price`` per median of three answers (the seed's US$0.045),
+    that is US$0.015 per answer. ``reached`` is False when no x of the run's budget gets there; the cost
+    is then that of the whole budget (written ">$X").
+    """
+    rows = []
+    for (panel, method), part in summary.groupby(["panel", "method"], sort=False):
+        total = part["pairs"].iloc[0]
+        below = part[part["error_mean"] <= target]
+        reached = len(below) > 0
+        x = float(below["x"].iloc[0]) if reached else float(part["x"].max())
+        stays = bool(reached and (part.loc[part["x"] >= x, "error_mean"] <= target).all())
+        rows.append({"panel": panel, "method": method, "target": target, "reached": reached, "x": x,
+                     "cost_usd": x * total * price / 3, "stays_below": stays, "runs": int(part["runs"].min())})
+    return pd.DataFrame(rows)
+
+
+def run_fig2_5(*, runs=None, quick=False, seed=SEED, jobs=2, figures=FIGURES, results=RESULTS, progress=True):
+    settings = dict(QUICK_FIG2_5 if quick else FIG2_5)
+    if runs:
+        settings["runs"] = runs
+    n_points = settings.get("n_points", PHOTOS_N)
+    W, answers, median, rooms = photos_stand_in(seed, n_points=n_points)
+    reference = spectral_bisection(median)
+    total = n_points * (n_points - 1) // 2
+    fractions = {"a": settings["x_a"], "b": settings["x_b"], "c": settings["x_c"]}
+    budgets = {"a": int(round(fractions["a"] * total / 3)), "b": int(round(fractions["b"] * total)),
+               "c": int(round(fractions["c"] * total))}
+    grids = {p: np.round(np.arange(0, fractions[p] + 1e-9, settings["step"] * (1 if p != "c" else 0.5)), 4)
+             for p in "abc"}
+    tasks = []
+    for k, panel in enumerate("abc"):
+        for r, state in enumerate(_seeds([seed, 25, k], settings["runs"])):
+            for method in METHODS:
+                tasks.append((median, answers, panel, method, budgets[panel], grids[panel], state, reference, r))
+    _log(f"{len(tasks)} runs on {jobs} processes; reference vs rooms: "
+         f"{misclustering_error(reference, rooms):.3f}", progress)
+    rows = []
+    for panel, method, r, errors in _map(_crowd_task, tasks, jobs):
+        rows += [{"panel": panel, "method": method, "run": r, "x": x, "error": e}
+                 for x, e in zip(grids[panel], errors)]
+    table = pd.DataFrame(rows)
+    g = table.groupby(["panel", "method", "x"], sort=False)["error"]
+    summary = g.agg(error_mean="mean", error_std="std", runs="count").reset_index()
+    summary["error_se"] = summary["error_std"] / np.sqrt(summary["runs"])
+    summary["pairs"] = total
+    _table(summary, Path(results) / "clustering_fig2_5.csv")
+    costs = cost_to_reach(summary)
+    _table(costs, Path(results) / "clustering_table2_2.csv")
+    titles = {"a": "(a) median of three answers", "b": "(b) up to three repeats, chosen by σ̂",
+              "c": "(c) one answer per pair"}
+    plot_curves(summary.rename(columns={"panel": "data", "x": "fraction"}),
+                Path(figures) / "clustering_fig2_5.png", titles,
+                xlabel="answers / (n(n−1)/2)")
+    return summary, costs
+
+
 # -- runs ---------------------------------------------------------------------------------------------
 def run_tune_width(*, results=RESULTS, progress=True) -> pd.DataFrame:
     table = width_tuning()
@@ -430,7 +652,17 @@ def run_table2_1(*, runs=None, quick=False, seed=SEED, jobs=2, results=RESULTS, 
     return summary
 
 
-COMMANDS = ("fig2_2", "table2_1", "fig2_3")
+def run_tune_crowd(*, results=RESULTS, progress=True) -> pd.DataFrame:
+    table = crowd_tuning()
+    _table(table, Path(results) / "clustering_crowd_tuning.csv")
+    best = table[table["chosen"]].iloc[0]
+    print(f"photos stand-in: separation {best['separation']:g}, concentration {best['concentration']:g}, "
+          f"adversarial {best['adversarial']:g} (in use: {PHOTOS_SEPARATION:g}, {CROWD_CONCENTRATION:g}, "
+          f"{CROWD_ADVERSARIAL:g})", flush=True)
+    return table
+
+
+COMMANDS = ("fig2_2", "table2_1", "fig2_3", "fig2_5")
 
 
 def run(name: str, **kwargs):
@@ -441,18 +673,23 @@ def run(name: str, **kwargs):
         return run_fig2_2(**kwargs)
     if name == "fig2_3":
         return run_fig2_3(**kwargs)
+    if name == "tune_crowd":
+        return run_tune_crowd(results=kwargs.get("results", RESULTS), progress=kwargs.get("progress", True))
+    if name == "fig2_5":
+        return run_fig2_5(**kwargs)
     if name == "table2_1":
         kwargs.pop("figures", None)
         return run_table2_1(**kwargs)
-    raise ValueError(f"unknown experiment {name!r}; expected one of {', '.join(COMMANDS)}, 'tune_width' or 'all'.")
+    raise ValueError(f"unknown experiment {name!r}; expected one of {', '.join(COMMANDS)}, 'tune_width', 'tune_crowd' or 'all'.")
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("experiment", choices=(*COMMANDS, "all", "tune_width"))
+    p.add_argument("experiment", choices=(*COMMANDS, "all", "tune_width", "tune_crowd"))
     p.add_argument("--runs", type=int, default=None,
-                   help=f"runs per curve (default {FIG2_2['runs']} for fig2_2, {FIG2_3['runs']} for fig2_3) or "
+                   help=f"runs per curve (default {FIG2_2['runs']} for fig2_2, {FIG2_3['runs']} for fig2_3, "
+                        f"{FIG2_5['runs']} for fig2_5) or "
                         f"restarts per data set for table2_1 (default {TABLE2_1['restarts']})")
     p.add_argument("--quick", action="store_true", help="small data, grids and few runs, for a check in seconds")
     p.add_argument("--seed", type=int, default=SEED, help="seed of all random draws (default 0)")

@@ -74,6 +74,70 @@ def test_one_step_measures_the_best_open_pair(cx):
     assert -0.5 <= row["IU-RED"] <= 0.5 and -0.5 <= row["S&T"] <= 0.5
 
 
+def test_fig2_5_runs_at_quick_size(cx, tmp_path):
+    assert cx.main(["fig2_5", "--quick", "--jobs", "1", "--figures-dir", str(tmp_path),
+                    "--results-dir", str(tmp_path)]) == 0
+    table = pd.read_csv(tmp_path / "clustering_fig2_5.csv")
+    assert set(table["panel"]) == {"a", "b", "c"} and set(table["method"]) == set(cx.METHODS)
+    assert table["error_mean"].between(0, 0.5).all()
+    assert (table[table["x"] == 0].groupby("panel")["error_mean"].nunique() == 1).all()  # all start from nothing
+    quick = cx.QUICK_FIG2_5
+    assert table.groupby("panel")["x"].max().to_dict() == {"a": quick["x_a"], "b": quick["x_b"], "c": quick["x_c"]}
+    costs = pd.read_csv(tmp_path / "clustering_table2_2.csv")
+    assert len(costs) == 3 * len(cx.METHODS)
+    n = quick["n_points"]
+    assert np.allclose(costs["cost_usd"], costs["x"] * n * (n - 1) / 2 * cx.PRICE / 3)
+    assert (tmp_path / "clustering_fig2_5.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_recorded_answers_return_the_rth_answer_on_the_rth_ask(cx):
+    answers = np.zeros((3, 4, 4))
+    for r in range(3):
+        answers[r] = 0.1 * (r + 1)
+    answers[:, 0, 1] = answers[:, 1, 0] = [0.9, 0.2, 0.5]
+    oracle = cx.RecordedAnswers(answers)
+    assert oracle.query([[0, 1], [2, 3]]).tolist() == [0.9, 0.1]
+    assert oracle.query([[1, 0], [0, 1]]).tolist() == [0.2, 0.5]  # either order names the same pair
+    with pytest.raises(cx.InputError, match="only 3 answers were recorded"):
+        oracle.query([[0, 1]])
+
+
+def test_simulated_crowd_is_the_stated_one(cx):
+    W, answers, median, rooms = cx.photos_stand_in(7)
+    assert W.shape == (100, 100) and answers.shape == (3, 100, 100) and rooms.sum() == 50
+    assert np.allclose(answers, answers.transpose(0, 2, 1)) and np.allclose(median, np.median(answers, 0))
+    iu = np.triu_indices(100, 1)
+    a, w = answers[:, iu[0], iu[1]], W[iu]
+    # adversarial answers are exactly 1 − w: CROWD_ADVERSARIAL of them (w = 1/2 excluded by chance)
+    assert np.mean(np.isclose(a, 1 - w)) == pytest.approx(cx.CROWD_ADVERSARIAL, abs=0.01)
+    # the others follow Beta(1 + κw, 1 + κ(1 − w)): mean (1 + κw) / (2 + κ)
+    k = cx.CROWD_CONCENTRATION
+    honest = ~np.isclose(a, 1 - w)
+    assert np.mean((a - (1 + k * np.broadcast_to(w, a.shape)) / (2 + k))[honest]) == pytest.approx(0, abs=0.005)
+    assert cx.SEED not in cx.CROWD_TUNING_SEEDS
+
+
+def test_crowd_tuning_marks_the_rule_s_pick(cx):
+    table = cx.crowd_tuning(seeds=(100,), n_points=30)
+    assert len(table) == len(cx.PHOTOS_SEPARATION_GRID) * len(cx.CROWD_GRID) and table["chosen"].sum() <= 1
+    if table["chosen"].any():
+        pick = table[table["chosen"]].iloc[0]
+        ok = table[table["error_rooms"] <= cx.COST_TARGET]
+        assert pick["separation"] == ok["separation"].min()
+        assert pick["error_single"] == ok[ok["separation"] == pick["separation"]]["error_single"].max()
+
+
+def test_cost_to_reach_reads_the_first_crossing(cx):
+    summary = pd.DataFrame({"panel": "a", "method": "IU-RED", "x": [0.0, 0.5, 1.0, 1.5],
+                            "error_mean": [0.5, 0.04, 0.06, 0.01], "runs": 3, "pairs": 4950})
+    never = summary.assign(method="S&T", error_mean=0.3)
+    costs = cx.cost_to_reach(pd.concat([summary, never]))
+    iu, st = costs.iloc[0], costs.iloc[1]
+    assert iu["reached"] and iu["x"] == 0.5 and not iu["stays_below"]
+    assert iu["cost_usd"] == pytest.approx(0.5 * 4950 * 0.015)  # US$0.015 per answer
+    assert not st["reached"] and st["cost_usd"] == pytest.approx(1.5 * 4950 * 0.015)
+
+
 # -- slow: the seed's claims --------------------------------------------------------------------------
 @pytest.mark.slow
 def test_iu_red_beats_s_and_t_on_well_separated_gaussians(cx):
