@@ -3,6 +3,7 @@ choices as a session never interrupted."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -119,3 +120,47 @@ def test_answers_can_come_back_to_a_fresh_process(tmp_path):
     assert fresh.n_queries_ == 4 and len(MeasurementStore(database).pending()) == 0
     with pytest.raises(InputError, match="never asked|answered already"):
         ActiveSpectralClustering(store=database, budget=10).tell(pairs[:1], [0.5])
+
+
+def test_a_withdrawal_survives_reopening_and_the_resumed_session_measures_each_pair_once(tmp_path):
+    """Withdraw in one process; a process that exits at once loses nothing; the next one asks the pairs afresh."""
+    W = similarities(n=8, seed=4)
+    database = tmp_path / "withdraw.db"
+    script = textwrap.dedent(
+        f"""
+        import os
+        from paucity.clustering import ActiveSpectralClustering
+
+        model = ActiveSpectralClustering(store={str(database)!r}, budget=12, batch_size=5, random_state=0)
+        pairs = model.ask(n_items=8)
+        print(pairs.tolist())
+        model.withdraw(pairs[1:4])
+        os._exit(7)  # killed right after the withdrawal: no close, no clean exit
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 7, done.stderr
+    pairs = np.array(json.loads(done.stdout))
+    store = MeasurementStore(database)
+    assert store.pending().tolist() == pairs[[0, 4]].tolist() and len(store) == 0
+    later = ActiveSpectralClustering(store=database, budget=12, batch_size=5, random_state=0)
+    with pytest.raises(InputError, match="never asked"):
+        later.tell(pairs[1:2], [0.5])
+    with pytest.raises(InputError, match="never asked"):
+        later.withdraw(pairs[1:2])
+    assert MeasurementStore(database).pending().tolist() == pairs[[0, 4]].tolist()
+    later.fit(MatrixOracle(W))  # answers the two pending asks, then measures the rest of the budget
+    measured = MeasurementStore(database).measurements()
+    assert len(measured) == 12 and not measured.duplicated(["i", "j"]).any()
+    assert measured[["i", "j"]].to_numpy()[:2].tolist() == pairs[[0, 4]].tolist()
+    assert MeasurementStore(database).pending().shape == (0, 2)
+
+
+def test_asks_of_an_earlier_process_are_withdrawn_by_a_fresh_one(tmp_path):
+    database = tmp_path / "fresh.db"
+    pairs = ActiveSpectralClustering(store=database, budget=10, batch_size=4, random_state=0).ask(n_items=8)
+    fresh = ActiveSpectralClustering(store=database, budget=10, batch_size=4, random_state=0)
+    np.testing.assert_array_equal(fresh.withdraw(), pairs)
+    assert MeasurementStore(database).pending().shape == (0, 2)
+    again = ActiveSpectralClustering(store=database, budget=10, batch_size=4, random_state=0).ask()
+    np.testing.assert_array_equal(again, pairs)  # nothing was measured: the same pairs are chosen again

@@ -174,3 +174,52 @@ def test_copies_share_the_database(tmp_path):
     store.add([[0, 1]], [0.5])
     for other in (copy.deepcopy(store), pickle.loads(pickle.dumps(store))):
         assert other.url == store.url and len(other) == 1
+
+
+# -- withdrawing pending asks --------------------------------------------------------------------------------------
+def test_withdrawn_asks_are_no_longer_pending_and_stay_withdrawn_after_reopening(tmp_path):
+    path = tmp_path / "withdraw.db"
+    with MeasurementStore(path, n_items=5) as store:
+        store.add_pending([[0, 1], [2, 3], [1, 4], [0, 1]])
+        withdrawn = store.withdraw_pending([[3, 2], [1, 0]])  # either order; the earliest ask of (0, 1) goes
+        assert withdrawn.tolist() == [[2, 3], [0, 1]] and withdrawn.dtype == np.int64
+        assert store.pending().tolist() == [[1, 4], [0, 1]]
+    reopened = MeasurementStore(path)
+    assert reopened.pending().tolist() == [[1, 4], [0, 1]] and len(reopened) == 0  # nothing measured
+    with sqlite3.connect(path) as connection:  # the later ask of (0, 1) is the one left
+        ids = [row[0] for row in connection.execute("SELECT id FROM paucity_pending ORDER BY id")]
+    assert ids == [3, 4]
+    assert reopened.withdraw_pending().tolist() == [[1, 4], [0, 1]]  # all, in the order asked
+    assert MeasurementStore(path).pending().shape == (0, 2)
+    assert reopened.withdraw_pending().shape == (0, 2)  # nothing pending: nothing to withdraw
+
+
+@pytest.mark.parametrize(
+    "pairs, words",
+    [
+        ([[0, 1], [1, 2]], "pair (1, 2) is not pending (never asked, or withdrawn)"),
+        ([[0, 1], [2, 3]], "pair (2, 3) is not pending (answered already)"),
+        ([[0, 2], [2, 0]], "pair (0, 2) is named 2 times but waits for 1 answer(s)"),
+        ([[0, 1], [0, 9]], "unknown item"),
+        ([[0, 1], [3, 3]], "with itself"),
+    ],
+)
+def test_withdrawing_an_ask_that_is_not_pending_withdraws_nothing(tmp_path, pairs, words):
+    path = tmp_path / "all-or-nothing.db"
+    store = MeasurementStore(path, n_items=5)
+    store.add_pending([[0, 1], [0, 2], [2, 3]])
+    store.add([[2, 3]], [0.5])
+    with pytest.raises(InputError) as caught:
+        store.withdraw_pending(pairs)
+    message = str(caught.value)
+    assert words in message and "\n" not in message
+    if "pending" in words or "named" in words:
+        assert "Nothing was withdrawn" in message
+    assert MeasurementStore(path).pending().tolist() == [[0, 1], [0, 2]]  # the first delete was rolled back
+
+
+def test_clear_pending_withdraws_every_ask(tmp_path):
+    store = MeasurementStore(tmp_path / "clear.db", n_items=3)
+    store.add_pending([[0, 1], [1, 2]])
+    store.clear_pending()
+    assert store.pending().shape == (0, 2) and len(store) == 0

@@ -34,7 +34,8 @@ class ActiveSpectralClustering(BaseEstimator):
     pair that may still be measured, asks an oracle for the best ones, and
     updates Ŵ, until the budget is spent. ``fit(oracle)`` runs the whole loop;
     ``ask`` and ``tell`` run it one batch at a time for people who answer
-    when they can.
+    when they can, and ``withdraw`` takes back asks that will never be
+    answered.
 
     Parameters
     ----------
@@ -299,6 +300,64 @@ class ActiveSpectralClustering(BaseEstimator):
             self._publish(session)
         return self
 
+    def withdraw(self, pairs=None):
+        """Take back pairs that were asked and will never be answered.
+
+        An ask is withdrawn when no answer will come (the annotator left, the
+        pair was sent out by mistake). A withdrawn pair is no longer pending:
+        :meth:`tell` refuses answers to it, it stops counting against the
+        budget, and since it was never measured a later :meth:`ask` may
+        choose it again (nothing else changed, so the strategy often does,
+        which is how an ask moves to another annotator).
+
+        Parameters
+        ----------
+        pairs : array-like of shape (m, 2), optional
+            Pairs that are pending, in either orientation; None withdraws
+            every pending pair.
+
+        Returns
+        -------
+        ndarray of shape (m, 2)
+            The pairs withdrawn (i < j): in the order given, or with
+            ``pairs=None`` in the order asked.
+
+        Raises
+        ------
+        InputError
+            When a pair is not pending (never asked, answered already, or
+            named more often than it was asked); nothing is withdrawn.
+
+        Notes
+        -----
+        With a ``store`` the withdrawal is written in one transaction before
+        the session forgets the asks, so a process killed at any point
+        resumes with the asks either all pending or all withdrawn; the pending
+        asks may come from an earlier process.
+
+        Examples
+        --------
+        >>> model = ActiveSpectralClustering(budget=6, random_state=0)
+        >>> pairs = model.ask(3, n_items=5)
+        >>> model.withdraw(pairs[:1]).shape  # one ask will never be answered
+        (1, 2)
+        >>> len(model.ask(4))  # the budget counts 2 pending asks: 4 more may go out
+        4
+        """
+        session = getattr(self, "_session", None)
+        if session is None and self.store is not None:  # asks of an earlier process
+            session = self._new_session(validate_params(self), None, None)
+            self._session = session
+        if session is None:
+            raise NotFittedError(
+                "This ActiveSpectralClustering has asked nothing yet, so there is nothing to withdraw; call "
+                "ask(n, n_items=...) first."
+            )
+        if pairs is not None:
+            pairs = check_pairs(pairs, session.n)
+            session.check_asked(pairs, hint="withdraw() takes pairs that ask() returned and wait for an answer")
+        return session.withdraw(pairs)
+
     # -- internals ------------------------------------------------------------------------------------------------
     def _new_session(self, params, n_items, reference) -> _Session:
         store = params["store"]
@@ -489,8 +548,8 @@ class _Session:
             g = iu_red_direction(W, fiedler, dense_max=self.n).g
         return fiedler, None, g
 
-    def check_asked(self, pairs: np.ndarray) -> None:
-        """Refuse answers to pairs that are not pending (never asked, or answered already)."""
+    def check_asked(self, pairs: np.ndarray, *, hint: str = "tell() takes answers to the pairs ask() returned") -> None:
+        """Refuse pairs that are not pending (never asked, answered already, or named more often than asked)."""
         outstanding: dict[tuple[int, int], int] = {}
         for pair in self.pending:
             outstanding[pair] = outstanding.get(pair, 0) + 1
@@ -498,12 +557,29 @@ class _Session:
             key = (int(i), int(j))
             if outstanding.get(key, 0) == 0:
                 answered = self.estimates.repeats_of(*key)
-                why = "answered already" if answered else "never asked"
-                raise InputError(
-                    f"pair ({key[0]}, {key[1]}) was {why}; tell() takes answers to the pairs ask() returned "
-                    f"({self.n_pending} pending)."
-                )
+                why = "was answered already" if answered else "was never asked (or was withdrawn)"
+                if key in self.pending:
+                    named = sum(1 for a, b in pairs if (int(a), int(b)) == key)
+                    why = f"was asked {self.pending.count(key)} time(s) but is named {named} times"
+                raise InputError(f"pair ({key[0]}, {key[1]}) {why}; {hint} ({self.n_pending} pending).")
             outstanding[key] -= 1
+
+    def withdraw(self, pairs: np.ndarray | None) -> np.ndarray:
+        """Forget pending asks (checked by the caller), or all with None: in the store first, then here."""
+        if pairs is None:
+            pairs = self.store.withdraw_pending() if self.store is not None else self.pending_pairs()
+            for i, j in self.pending:
+                self.asked[i, j] = 0
+            self.pending.clear()
+            return pairs
+        if self.store is not None and len(pairs):
+            self.store.withdraw_pending(pairs)  # one transaction, all or nothing
+        for i, j in pairs:
+            key = (int(i), int(j))
+            self.pending.remove(key)
+            if key not in self.pending:
+                self.asked[key] = 0
+        return pairs
 
     def record(self, pairs: np.ndarray, values: np.ndarray, source: str) -> None:
         """Store the measurements (durably first), then update Ŵ."""

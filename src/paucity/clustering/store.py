@@ -333,12 +333,97 @@ class MeasurementStore:
             rows = connection.execute(table.select().order_by(table.c.id)).all()
         return np.array([(row.i, row.j) for row in rows], dtype=np.int64).reshape(-1, 2)
 
-    def clear_pending(self) -> None:
-        """Forget every pending ask (the pairs will not be expected any more)."""
+    def withdraw_pending(self, pairs=None) -> np.ndarray:
+        """Withdraw pending asks: every one, or the given pairs; all of them or none, in one transaction.
+
+        A withdrawn ask is no longer pending: no answer to it is expected,
+        and it was never measured, so a later ask may choose the pair again.
+
+        Parameters
+        ----------
+        pairs : array-like of shape (m, 2), optional
+            The asks to withdraw, in either order; a pair asked twice and
+            named once loses its earliest ask. None withdraws every pending ask.
+
+        Returns
+        -------
+        ndarray of shape (m, 2)
+            The pairs withdrawn (i < j): in the order given, or with
+            ``pairs=None`` in the order asked.
+
+        Raises
+        ------
+        InputError
+            When a pair is not pending (never asked, answered already, or
+            named more times than it waits for an answer); nothing is withdrawn.
+
+        Examples
+        --------
+        >>> import tempfile, os
+        >>> store = MeasurementStore(os.path.join(tempfile.mkdtemp(), "asks.db"), n_items=4)
+        >>> store.add_pending([[0, 1], [2, 3], [1, 2]])
+        >>> store.withdraw_pending([[3, 2]]).tolist()
+        [[2, 3]]
+        >>> store.pending().tolist()
+        [[0, 1], [1, 2]]
+        >>> store.withdraw_pending().tolist()  # every pending ask
+        [[0, 1], [1, 2]]
+        >>> store.close()
+        """
         import sqlalchemy as sa
 
+        if pairs is not None:
+            pairs = self._check_pairs(pairs)
+        table = self._table("pending")
+        withdrawn: list[tuple[int, int]] = []
+        # each delete removes one row or none, so the pairs withdrawn are exactly the rows deleted, even when
+        # another process answers an ask meanwhile; the first delete starts the transaction
         with self.engine.begin() as connection:
-            connection.execute(sa.delete(self._table("pending")))
+            if pairs is None:
+                rows = connection.execute(sa.select(table.c.id, table.c.i, table.c.j).order_by(table.c.id)).all()
+                for row in rows:
+                    if connection.execute(sa.delete(table).where(table.c.id == row.id)).rowcount:
+                        withdrawn.append((int(row.i), int(row.j)))
+            else:
+                named: dict[tuple[int, int], int] = {}
+                for i, j in pairs:
+                    key = (int(i), int(j))
+                    named[key] = named.get(key, 0) + 1
+                    first = (
+                        sa.select(table.c.id)
+                        .where(table.c.i == key[0], table.c.j == key[1])
+                        .order_by(table.c.id)
+                        .limit(1)
+                        .scalar_subquery()
+                    )
+                    if not connection.execute(sa.delete(table).where(table.c.id == first)).rowcount:
+                        raise InputError(self._not_pending(connection, key, named[key]))  # rolled back
+                    withdrawn.append(key)
+        return np.array(withdrawn, dtype=np.int64).reshape(-1, 2)
+
+    def _not_pending(self, connection, key: tuple[int, int], named: int) -> str:
+        """Why ``key`` cannot be withdrawn (read inside the failing transaction)."""
+        import sqlalchemy as sa
+
+        def count(table) -> int:
+            query = sa.select(sa.func.count()).select_from(table).where(table.c.i == key[0], table.c.j == key[1])
+            return int(connection.execute(query).scalar_one())
+
+        if named > 1:
+            asked = count(self._table("pending")) + named - 1  # this call's own deletes are seen here
+            why = f"is named {named} times but waits for {asked} answer(s)"
+        elif count(self._table("measurements")):
+            why = "is not pending (answered already)"
+        else:
+            why = "is not pending (never asked, or withdrawn)"
+        return (
+            f"pair ({key[0]}, {key[1]}) {why}; withdraw only asks that wait for an answer "
+            f"(pending() lists them). Nothing was withdrawn."
+        )
+
+    def clear_pending(self) -> None:
+        """Forget every pending ask (the pairs will not be expected any more): :meth:`withdraw_pending` of all."""
+        self.withdraw_pending()
 
     def measurements(self) -> pd.DataFrame:
         """Every measurement in the order made: order, i, j, value, time, source, repeat.
