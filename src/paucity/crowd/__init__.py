@@ -1,0 +1,42 @@
+"""Pooling biased labelers (seed 003, chapter 3: BBMC).
+
+Crowd labelers are biased in structured ways: on an ambiguous task some
+compare centroids, some extreme points, some sizes. A majority vote then
+teaches a model the crowd's bias, and a model of the researcher's few gold
+labels alone overfits. BBMC models every labeler's weights as a sum of shared
+factors, so the researcher's model borrows from the labelers who think like
+her.
+
+- :class:`LabelMatrix`: tasks x labelers of -1, 0 (not labelled), +1, sparse,
+  with task and labeler ids; :meth:`LabelMatrix.from_long` reads a long table.
+  :func:`align_features` lines task features up with it.
+- :class:`BBMC`: the latent-feature probit model and its Gibbs sampler
+  (eqs. 3.1-3.7), predictions by eq. (3.2), Table 3.1's log likelihood.
+- :class:`GOLD`, :class:`CONS`: logistic regression on the gold labels or on
+  the crowd's :func:`majority_vote` (the seed's baselines).
+- :func:`split_rhat`: convergence of several chains.
+"""
+
+from importlib import import_module
+
+_WHERE = {
+    "LabelMatrix": "labels",
+    "align_features": "labels",
+    "BBMC": "bbmc",
+    "GOLD": "baselines",
+    "CONS": "baselines",
+    "majority_vote": "baselines",
+    "split_rhat": "convergence",
+}
+
+__all__ = list(_WHERE)
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module 'paucity.crowd' has no attribute {name!r}")
+    return getattr(import_module(f"paucity.crowd.{_WHERE[name]}"), name)
+
+
+def __dir__():
+    return sorted(__all__)

@@ -1,0 +1,175 @@
+"""The Gibbs sampler's steps and the whole chain against exact laws (seed 003, eqs. 3.3-3.7).
+
+Tolerances are Monte Carlo ones: an estimate must lie within 4.5 standard errors of the exact value
+(standard errors from the exact law for independent draws, from batch means for a chain). With
+fixed seeds the tests are deterministic; the bound says how far an honest sampler may stray.
+"""
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.special import log_ndtr
+
+from paucity.crowd import gibbs
+from paucity.crowd.gibbs import factor_conditional, prepare, run_chain, sample_factors, sample_truncated_normal
+
+from .reference import batch_means_se, one_factor_posterior, probit_posterior_on_grid
+
+Z_BOUND = 4.5
+
+
+@pytest.mark.parametrize("mean", [-40.0, -8.0, -1.0, 0.0, 2.0, 30.0])
+def test_truncated_normal_draws_follow_the_truncated_law(mean):
+    rng = np.random.default_rng(1)
+    draws = sample_truncated_normal(np.full(20000, mean), rng.random(20000))
+    assert np.all(draws >= 0) and np.all(np.isfinite(draws))
+    law = stats.truncnorm(-mean, np.inf, loc=mean, scale=1.0)
+    assert stats.kstest(draws, law.cdf).pvalue > 1e-4
+    assert abs(draws.mean() - law.mean()) < Z_BOUND * law.std() / np.sqrt(draws.size)
+
+
+def test_truncated_normal_is_exact_in_the_far_tail():
+    # for mean -40 the draw given u has a closed form only in log space: check one quantile by hand
+    u = np.array([0.5])
+    draw = sample_truncated_normal(np.array([-40.0]), u)[0]
+    # P(T <= draw) = 1 - Phi(-40 - draw... ) in the law N(-40, 1) | T > 0, i.e. Phi(draw - 40) / Phi(-40) - ... = 1 - u
+    upper_tail = np.exp(log_ndtr(-(draw + 40.0)) - log_ndtr(-40.0))
+    assert upper_tail == pytest.approx(0.5, rel=1e-9)
+    assert 0 < draw < 0.1
+
+
+def _small_problem(rng, n=9, m=4, d=3, per_task=2):
+    X = rng.normal(size=(n, d))
+    task, labeler = [], []
+    for i in range(n):
+        for l in rng.choice(m, per_task, replace=False):
+            task.append(i)
+            labeler.append(l)
+    sign = rng.choice([-1.0, 1.0], size=len(task))
+    return X, np.array(task), np.array(labeler), sign
+
+
+def test_factor_conditional_is_eq_3_5_built_label_by_label():
+    rng = np.random.default_rng(0)
+    X, task, labeler, sign = _small_problem(rng)
+    K, d, m, sigma = 3, X.shape[1], 4, 0.7
+    Z = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 0], [0, 0, 0]], dtype=float)
+    data = prepare(X, task, labeler, sign, m)
+    t = rng.normal(size=data.task.size)
+    precision = np.eye(K * d) / sigma**2
+    rhs = np.zeros(K * d)
+    for j in range(data.task.size):
+        Zl = np.kron(Z[data.labeler[j]][:, None], np.eye(d))  # Z_l = z_l kron I, (Kd x d)
+        x = X[data.task[j]]
+        precision += Zl @ np.outer(x, x) @ Zl.T
+        rhs += Zl @ x * t[j]
+    mean, cholesky = factor_conditional(data, Z, t, sigma)
+    np.testing.assert_allclose(cholesky @ cholesky.T, precision, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(mean, np.linalg.solve(precision, rhs), rtol=1e-10, atol=1e-12)
+
+
+def test_factor_step_draws_from_the_closed_form_conditional():
+    # K = 1 and Z fixed: gamma | T is N(Sigma X^T t, Sigma) with Sigma^{-1} = I / sigma^2 + X^T X
+    rng = np.random.default_rng(2)
+    X, task, labeler, sign = _small_problem(rng, n=12, m=3, d=2)
+    data = prepare(X, task, labeler, sign, 3)
+    Z = np.ones((3, 1))
+    t = rng.normal(size=data.task.size)
+    sigma = 1.5
+    features = X[data.task]
+    covariance = np.linalg.inv(np.eye(2) / sigma**2 + features.T @ features)
+    mean = covariance @ features.T @ t
+    draws = np.array([sample_factors(data, Z, t, sigma, rng)[0] for _ in range(20000)])
+    n = draws.shape[0]
+    assert np.all(np.abs(draws.mean(axis=0) - mean) < Z_BOUND * np.sqrt(np.diag(covariance) / n))
+    empirical = np.cov(draws.T)
+    se = np.sqrt((np.outer(np.diag(covariance), np.diag(covariance)) + covariance**2) / n)
+    assert np.all(np.abs(empirical - covariance) < Z_BOUND * se)
+
+
+def test_whole_chain_matches_the_exact_posterior_with_fixed_factors():
+    # K = 1, Z fixed at ones: every labeler's beta is gamma, a 2-D Bayesian probit regression
+    rng = np.random.default_rng(3)
+    X, task, labeler, _ = _small_problem(rng, n=10, m=2, d=2, per_task=2)
+    truth = np.array([1.5, -1.0])
+    sign = np.where(X[task] @ truth + rng.normal(size=task.size) > 0, 1.0, -1.0)
+    data = prepare(X, task, labeler, sign, 2)
+    sigma = 1.0
+    grid = np.linspace(-7, 7, 561)
+    points, weights = probit_posterior_on_grid(X[data.task], data.sign, sigma, grid)
+    exact_mean = weights @ points
+    exact_second = (points * weights[:, None]).T @ points
+    chain = run_chain(data, researcher=0, n_factors=1, alpha=1.0, sigma=sigma, n_burnin=200, n_samples=12000,
+                      thin=1, rng=np.random.default_rng(4), fixed_assignments=np.ones((2, 1)))
+    beta = chain.beta
+    se_mean = batch_means_se(beta)
+    assert np.all(np.abs(beta.mean(axis=0) - exact_mean) < Z_BOUND * se_mean)
+    products = np.column_stack([beta[:, 0] ** 2, beta[:, 0] * beta[:, 1], beta[:, 1] ** 2])
+    exact_products = np.array([exact_second[0, 0], exact_second[0, 1], exact_second[1, 1]])
+    assert np.all(np.abs(products.mean(axis=0) - exact_products) < Z_BOUND * batch_means_se(products))
+    # and the bound is tight enough to matter: a prior twice as wide moves the mean by over twice the bound
+    _, wide = probit_posterior_on_grid(X[data.task], data.sign, 2 * sigma, grid)
+    assert np.abs(wide @ points - exact_mean).max() > 2 * Z_BOUND * se_mean.max()
+
+
+def test_whole_chain_with_sampled_assignments_matches_enumeration():
+    # K = 1, d = 1, three labelers with Z sampled: enumerate z in {0,1}^3 and integrate gamma on a grid
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=8) + np.sign(rng.normal(size=8))
+    by_labeler = [
+        [(i, 1.0 if x[i] > 0 else -1.0) for i in range(4)],  # the researcher: sign of x
+        [(i, 1.0 if x[i] > 0 else -1.0) for i in range(2, 8)],  # agrees with her
+        [(i, -1.0 if x[i] > 0 else 1.0) for i in range(0, 6)],  # says the opposite
+    ]
+    task = np.array([i for labels in by_labeler for i, _ in labels])
+    labeler = np.array([l for l, labels in enumerate(by_labeler) for _ in labels])
+    sign = np.array([s for labels in by_labeler for _, s in labels])
+    data = prepare(x[:, None], task, labeler, sign, 3)
+    alpha, sigma = 1.0, 1.0
+    z_exact, beta_exact, second_exact = one_factor_posterior(x, by_labeler, 0, alpha, sigma,
+                                                             np.linspace(-9, 9, 3601))
+    chain_beta, chain_z = [], []
+    state = None
+    generator = np.random.default_rng(6)
+    for _ in range(40):  # record Z draw by draw through short continued runs
+        out = run_chain(data, researcher=0, n_factors=1, alpha=alpha, sigma=sigma, n_burnin=0 if state else 200,
+                        n_samples=400, thin=1, rng=generator, state=state)
+        state = out.state
+        chain_beta.append(out.beta[:, 0])
+        chain_z.append(out.assignment_mean[:, 0])
+    beta = np.concatenate(chain_beta)
+    assert abs(beta.mean() - beta_exact) < Z_BOUND * batch_means_se(beta)
+    assert abs((beta**2).mean() - second_exact) < Z_BOUND * batch_means_se(beta**2)
+    z_means = np.array(chain_z)  # 40 batch means of 400 draws each
+    z_se = z_means.std(axis=0, ddof=1) / np.sqrt(len(z_means))
+    assert np.all(np.abs(z_means.mean(axis=0) - z_exact) < Z_BOUND * z_se + 1e-3)
+    # the opposite labeler rarely shares the researcher's factor
+    assert z_exact[2] < 0.5 < z_exact[1]
+
+
+def test_chain_keeps_every_thin_th_draw_and_continues():
+    rng = np.random.default_rng(7)
+    X, task, labeler, sign = _small_problem(rng)
+    data = prepare(X, task, labeler, sign, 4)
+    chain = run_chain(data, researcher=1, n_factors=2, alpha=1.0, sigma=1.0, n_burnin=5, n_samples=23, thin=4,
+                      rng=np.random.default_rng(0))
+    assert chain.beta.shape == (5, 3)  # 23 // 4 draws kept
+    assert set(np.unique(chain.state.Z)) <= {0.0, 1.0}
+    whole = run_chain(data, researcher=1, n_factors=2, alpha=1.0, sigma=1.0, n_burnin=5, n_samples=24, thin=4,
+                      rng=np.random.default_rng(0))
+    np.testing.assert_allclose(whole.state.Z[1] @ whole.state.gamma, whole.beta[-1])  # the last sweep is kept
+    again = run_chain(data, researcher=1, n_factors=2, alpha=1.0, sigma=1.0, n_burnin=5, n_samples=23, thin=4,
+                      rng=np.random.default_rng(0))
+    np.testing.assert_array_equal(chain.beta, again.beta)
+
+
+def test_initial_state_fixed_assignments_are_kept():
+    rng = np.random.default_rng(8)
+    X, task, labeler, sign = _small_problem(rng)
+    data = prepare(X, task, labeler, sign, 4)
+    fixed = np.array([[1, 0], [0, 1], [1, 1], [0, 0]])
+    chain = run_chain(data, researcher=0, n_factors=2, alpha=1.0, sigma=1.0, n_burnin=3, n_samples=10, thin=1,
+                      rng=rng, fixed_assignments=fixed)
+    np.testing.assert_array_equal(chain.state.Z, fixed)
+    np.testing.assert_array_equal(chain.assignment_mean, fixed)
+    assert gibbs.LabelData is type(data)
