@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paucity._errors import InputError, PaucityError, ParameterError, ReaderError, ShapeMismatchError
+from paucity._errors import InputError, InputTypeError, PaucityError, ParameterError, ReaderError, ShapeMismatchError
 from paucity.clustering import (
     ActiveSpectralClustering,
     BetaNoise,
@@ -20,10 +20,12 @@ from paucity.clustering import (
     next_pairs,
     read_answers,
     read_items,
+    read_pairs,
     read_similarities,
     record_answers,
     simulate,
     spectral_bisection,
+    withdraw_asks,
 )
 
 
@@ -364,6 +366,108 @@ def test_reading_items_and_answers(tmp_path):
         read_answers(tmp_path / "bad.csv")
 
 
+# -- withdrawing asks ----------------------------------------------------------------------------------------------
+def test_withdrawn_asks_free_the_budget_and_are_asked_again(tmp_path):
+    W = similarities()
+    database = tmp_path / "s.db"
+    asks = next_pairs(database, ITEMS, budget=8, batch_size=5, random_state=0)
+    record_answers(database, answer_all(asks, W).iloc[:1])
+    gone = withdraw_asks(database, asks.pairs.iloc[[3, 1]].rename(columns={"i": "j", "j": "i"}))  # either order
+    pd.testing.assert_frame_equal(gone.to_frame(), asks.pairs.iloc[[3, 1]][["i", "j"]].reset_index(drop=True))
+    assert (gone.n_withdrawn, gone.n_pending, gone.n_measured, gone.budget) == (2, 2, 1, 8)
+    store = MeasurementStore(database)  # reopened: the withdrawal is in the database
+    assert len(store.pending()) == 2 and len(store) == 1
+    store.close()
+    with pytest.raises(InputError, match="never asked \\(or was withdrawn\\)"):
+        record_answers(database, answer_all(asks, W).iloc[[3]])
+    again = next_pairs(database)  # 8 - 1 measured - 2 pending: 5 may go out, batch_size 5 tops up 3
+    assert again.n_new == 3 and len(again.pairs) == 5
+    pd.testing.assert_frame_equal(again.pairs.iloc[:2], asks.pairs.iloc[[2, 4]].reset_index(drop=True))
+    everything = withdraw_asks(database)  # every pending ask, in the order asked
+    pd.testing.assert_frame_equal(everything.withdrawn, again.pairs[["i", "j"]])
+    assert (everything.n_pending, everything.n_measured) == (0, 1)
+    assert withdraw_asks(database).n_withdrawn == 0  # nothing pending: nothing to withdraw, no error
+
+
+def test_withdrawing_every_ask_gives_the_same_pairs_again(tmp_path):
+    database = tmp_path / "s.db"
+    asks = next_pairs(database, ITEMS, budget=20, batch_size=5, random_state=0)
+    withdraw_asks(database)
+    again = next_pairs(database)
+    assert again.n_new == 5
+    pd.testing.assert_frame_equal(again.pairs, asks.pairs)  # nothing measured: the same choice
+
+
+@pytest.mark.parametrize(
+    "edit, error, words",
+    [
+        (lambda a: a.assign(i=["zz"] + list(a["i"].iloc[1:])), InputError, ["row 0 names 'zz'", "not an item"]),
+        (lambda a: a.assign(j=a["i"]), InputError, ["row 0 pairs", "with itself"]),
+        ("never", InputError,
+         ["row 5 withdraws ('NEVER_I', 'NEVER_J'), which does not wait for an answer (it was never asked, or was "
+          "withdrawn); withdraw only pairs that wait for an answer (5 do). Nothing was withdrawn."]),
+        (lambda a: pd.concat([a, a.iloc[[2]]], ignore_index=True), InputError,
+         ["row 5 withdraws", "named by rows 2 and 5 but was asked once"]),
+        ("answered", InputError, ["row 0 withdraws", "answered already"]),
+        (lambda a: a.iloc[:0], InputError, ["names no pair to withdraw", "pairs=None"]),
+        (lambda a: a.drop(columns="j"), InputError, ["no column 'j'"]),
+        (lambda a: a.assign(i=[None] + list(a["i"].iloc[1:])), InputError, ["row 0 has no item in column 'i'"]),
+        (lambda a: a.to_numpy(), InputTypeError, ["pandas DataFrame with columns i and j"]),
+    ],
+)
+def test_bad_withdrawals_are_refused_and_nothing_is_withdrawn(tmp_path, edit, error, words):
+    W = similarities()
+    database = tmp_path / "s.db"
+    asks = next_pairs(database, ITEMS, budget=20, batch_size=6, random_state=0)
+    record_answers(database, answer_all(asks, W).iloc[:1])
+    pending = asks.pairs.iloc[1:][["i", "j"]].reset_index(drop=True)
+    asked = {frozenset(pair) for pair in zip(asks.pairs["i"], asks.pairs["j"])}
+    never = next((a, b) for a in ITEMS for b in ITEMS if a < b and frozenset((a, b)) not in asked)
+    if edit == "answered":
+        pairs = asks.pairs.iloc[[0, 1, 2]][["i", "j"]]
+    elif edit == "never":
+        pairs = pd.concat([pending, pd.DataFrame({"i": [never[0]], "j": [never[1]]})], ignore_index=True)
+    else:
+        pairs = edit(pending)
+    before = MeasurementStore(database).pending().tolist()
+    with pytest.raises(error) as caught:
+        withdraw_asks(database, pairs)
+    for word in words:
+        assert word.replace("NEVER_I", never[0]).replace("NEVER_J", never[1]) in str(caught.value)
+    assert "\n" not in str(caught.value)
+    store = MeasurementStore(database)
+    assert store.pending().tolist() == before and len(before) == 5 and len(store) == 1
+
+
+def test_withdrawing_without_a_session_creates_nothing(tmp_path):
+    with pytest.raises(InputError, match="holds no session"):
+        withdraw_asks(tmp_path / "none.db")
+    assert list(tmp_path.iterdir()) == []
+    MeasurementStore(tmp_path / "bare.db", n_items=4).close()
+    with pytest.raises(InputError, match="no session with item names"):
+        withdraw_asks(tmp_path / "bare.db")
+
+
+def test_reading_pairs(tmp_path):
+    (tmp_path / "p.tsv").write_text("left\tright\tvalue\n00024\tNA\t\nNA\t3\t0.5\n")
+    pairs = read_pairs(tmp_path / "p.tsv", i_column="left", j_column="right")
+    assert pairs.columns.tolist() == ["i", "j"] and pairs.index.tolist() == [1, 2] and pairs.index.name == "row"
+    assert pairs["i"].tolist() == ["00024", "NA"] and pairs["j"].tolist() == ["NA", "3"]
+    (tmp_path / "bad.csv").write_text("i,j\na,b\nc,\n")
+    with pytest.raises(InputError, match="no item name in column 'j', data row 2; name both items"):
+        read_pairs(tmp_path / "bad.csv")
+    with pytest.raises(InputError, match="no column 'i' \\(the i column\\).*Name the columns of the two items\\."):
+        read_pairs(tmp_path / "p.tsv")
+    (tmp_path / "header.csv").write_text("i,j\n")
+    with pytest.raises(ReaderError, match="a header but no rows"):
+        read_pairs(tmp_path / "header.csv")
+    (tmp_path / "empty.csv").write_text("")
+    with pytest.raises(ReaderError, match="is empty"):
+        read_pairs(tmp_path / "empty.csv")
+    with pytest.raises(ParameterError, match="i_column"):
+        read_pairs(tmp_path / "p.tsv", i_column=3)
+
+
 # -- fuzzing the answers reader ------------------------------------------------------------------------------------
 CELLS = st.one_of(
     st.sampled_from(["p00", "p01", "p05", "p11", "zz", "", "NA", "nan", "0.5", "1", "0", "-1", "1e9", "inf", "x",
@@ -400,3 +504,35 @@ def test_any_answers_file_is_read_and_recorded_or_refused_with_a_paucity_error(t
     finally:
         store.close()
     assert len(MeasurementStore(database)) <= 5
+
+
+# -- fuzzing the pairs reader and withdrawals ----------------------------------------------------------------------
+PAIR_HEADERS = st.one_of(
+    st.just(["i", "j"]),
+    st.permutations(["i", "j", "value"]),
+    st.lists(st.sampled_from(["i", "j", "value", "worker", "", "i"]), min_size=0, max_size=4),
+)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(header=PAIR_HEADERS, rows=st.lists(st.lists(CELLS, min_size=0, max_size=4), max_size=6),
+       separator=st.sampled_from([",", ";", "\t"]), ending=st.sampled_from([".csv", ".tsv", ".txt"]))
+def test_any_pairs_file_is_withdrawn_whole_or_refused_with_a_paucity_error(tmp_path_factory, header, rows, separator,
+                                                                           ending):
+    folder = tmp_path_factory.mktemp("fuzz")
+    database = folder / "s.db"
+    asked = next_pairs(database, ITEMS, budget=20, batch_size=5, random_state=0).pairs
+    path = folder / f"pairs{ending}"
+    path.write_text("\n".join(separator.join(line) for line in [header, *rows]) + "\n", encoding="utf-8")
+    try:
+        done = withdraw_asks(database, read_pairs(path))
+    except PaucityError as error:
+        assert str(error) and "\n" not in str(error).strip()
+        store = MeasurementStore(database)
+        assert store.pending().shape == (5, 2)  # nothing withdrawn
+        store.close()
+        return
+    named = {frozenset(pair) for pair in zip(done.withdrawn["i"], done.withdrawn["j"])}
+    assert named <= {frozenset(pair) for pair in zip(asked["i"], asked["j"])}
+    assert done.n_withdrawn == len(named) == len(read_pairs(path)) and done.n_pending == 5 - done.n_withdrawn

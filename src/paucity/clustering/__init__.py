@@ -18,10 +18,11 @@ choose which ones to measure.
 - :class:`MeasurementStore`: every measurement in a database (SQLite by
   default), running estimates per pair (§2.5), resumable sessions.
 - :class:`ActiveSpectralClustering`: the active loop, by ``fit(oracle)`` or
-  step by step with ``ask`` and ``tell``.
+  step by step with ``ask`` and ``tell`` (and ``withdraw`` for asks that will
+  never be answered).
 - :func:`simulate` (on a complete matrix read by :func:`read_similarities`),
-  :func:`next_pairs` and :func:`record_answers` (a session in a database, by
-  item names): what the command line runs.
+  :func:`next_pairs`, :func:`record_answers` and :func:`withdraw_asks` (a
+  session in a database, by item names): what the command line runs.
 """
 
 from importlib import import_module
@@ -49,6 +50,9 @@ _WHERE = {
     "record_answers": "session",
     "SessionAsks": "session",
     "SessionAnswers": "session",
+    "read_pairs": "session",
+    "withdraw_asks": "session",
+    "SessionWithdrawal": "session",
 }
 
 __all__ = list(_WHERE)

@@ -10,7 +10,9 @@ people whose items have names rather than indices:
 - :func:`next_pairs` starts or resumes a session in a database and gives the
   pairs to ask people next (:class:`SessionAsks`); :func:`record_answers`
   records their answers (read by :func:`read_answers`) and clusters
-  (:class:`SessionAnswers`). :func:`read_items` reads the list of items.
+  (:class:`SessionAnswers`); :func:`withdraw_asks` takes back asks that will
+  never be answered, read by :func:`read_pairs` (:class:`SessionWithdrawal`).
+  :func:`read_items` reads the list of items.
 
 A session is an :class:`~paucity.clustering.ActiveSpectralClustering` with a
 :class:`~paucity.clustering.MeasurementStore`; the store also keeps the item
@@ -40,12 +42,15 @@ __all__ = [
     "ClusteringSimulation",
     "SessionAsks",
     "SessionAnswers",
+    "SessionWithdrawal",
     "read_similarities",
     "simulate",
     "read_items",
     "read_answers",
     "next_pairs",
     "record_answers",
+    "read_pairs",
+    "withdraw_asks",
 ]
 
 #: Settings of a session kept in its database (as JSON under the key ``"session"``).
@@ -213,6 +218,38 @@ class SessionAnswers:
         """Items per cluster."""
         labels, counts = np.unique(self.labels, return_counts=True)
         return {int(label): int(count) for label, count in zip(labels, counts)}
+
+
+@dataclass(frozen=True)
+class SessionWithdrawal:
+    """What :func:`withdraw_asks` returns: the asks withdrawn, and the state of the session.
+
+    Attributes
+    ----------
+    withdrawn : pandas.DataFrame
+        Columns i, j (item names): the pairs withdrawn, i before j in the session's order of items; in the
+        order given, or when every ask was withdrawn in the order asked.
+    n_pending : int
+        Pairs still waiting for an answer.
+    n_measured : int
+        Answers recorded so far.
+    budget : int
+        The session's budget in measurements (withdrawn asks no longer count against it).
+    """
+
+    withdrawn: pd.DataFrame
+    n_pending: int
+    n_measured: int
+    budget: int
+
+    @property
+    def n_withdrawn(self) -> int:
+        """Asks withdrawn."""
+        return len(self.withdrawn)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The pairs withdrawn: i, j."""
+        return self.withdrawn.copy()
 
 
 # -- reading files -------------------------------------------------------------------------------------------------
@@ -399,13 +436,13 @@ def _square_from_long(path: Path, columns: dict) -> pd.DataFrame:
     return pd.DataFrame(matrix, index=pd.Index(items), columns=pd.Index(items))
 
 
-def _check_columns(frame: pd.DataFrame, path, columns: dict) -> None:
+def _check_columns(frame: pd.DataFrame, path, columns: dict, *, what: str = "of the two items and of the value") -> None:
     for role, column in columns.items():
         if column not in frame.columns:
             shown = ", ".join(repr(str(name)) for name in list(frame.columns)[:10])
             raise InputError(
                 f"{path} has no column {column!r} (the {role} column); its columns are {shown}. Name the columns "
-                "of the two items and of the value."
+                f"{what}."
             )
 
 
@@ -694,6 +731,54 @@ def read_answers(path, *, i_column: str = "i", j_column: str = "j", value_column
     return answers
 
 
+def read_pairs(path, *, i_column: str = "i", j_column: str = "j") -> pd.DataFrame:
+    """Read a list of pairs of items: one row per pair, the two item names (other columns are not used).
+
+    The asks file that :func:`next_pairs` gives, written as a table, is one;
+    :func:`withdraw_asks` takes what this returns.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A .csv/.tsv/.txt (optionally gzipped) or .parquet file with a header row and at least one row.
+    i_column, j_column : str
+        The columns of the two items (read as text).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns i and j (str), indexed by the data row number (from 1), named ``row``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "pairs.csv"
+    >>> _ = path.write_text("i,j,value\\n00024,NA,\\nb,00024,\\n")
+    >>> read_pairs(path)
+             i      j
+    row              
+    1    00024     NA
+    2        b  00024
+    """
+    from .. import io
+
+    columns = {"i": i_column, "j": j_column}
+    for role, column in columns.items():
+        check_parameter(column, f"{role}_column", [_TEXT], owner="read_pairs")
+    frame = io.read_frame(path, text_columns=[i_column, j_column])
+    _check_columns(frame, path, columns, what="of the two items")
+    pairs = pd.DataFrame(
+        {"i": frame[i_column].to_numpy(dtype=object), "j": frame[j_column].to_numpy(dtype=object)},
+        index=pd.RangeIndex(1, len(frame) + 1, name="row"),
+    )
+    for role, column in columns.items():
+        missing = pairs[role].isna().to_numpy()
+        if missing.any():
+            row = int(np.flatnonzero(missing)[0])
+            raise InputError(f"{path} has no item name in column {column!r}, data row {row + 1}; name both items.")
+    return pairs
+
+
 def next_pairs(database, items=None, *, strategy=None, interleave=None, budget=None, repeats=None, batch_size=None,
                n_clusters=None, random_state=None) -> SessionAsks:
     """Start or resume a session in a database, and give the pairs to ask next.
@@ -891,8 +976,8 @@ def record_answers(database, answers, *, source: str = "answers") -> SessionAnsw
                 )
             else:
                 raise InputError(
-                    f"answers row {rows[k]} answers {shown}, which was never asked; answer only the pairs the session "
-                    "asked for."
+                    f"answers row {rows[k]} answers {shown}, which was never asked (or was withdrawn); answer only the "
+                    "pairs the session asked for."
                 )
         model = ActiveSpectralClustering(
             strategy=settings["strategy"], interleave=settings["interleave"], budget=settings["budget"],
@@ -912,6 +997,131 @@ def record_answers(database, answers, *, source: str = "answers") -> SessionAnsw
         labels=np.asarray(model.labels_),
         embedding=np.asarray(model.embedding_),
     )
+
+
+def withdraw_asks(database, pairs=None) -> SessionWithdrawal:
+    """Withdraw asks that will never be answered: every pending one, or the pairs named.
+
+    An ask is withdrawn when its answer will not come (the annotator left, the
+    pair went out by mistake). A withdrawn pair no longer waits for an answer
+    (an answer to it is refused as never asked), no longer counts against the
+    budget, and may be asked again by a later :func:`next_pairs`: it was never
+    measured, and when nothing else changed the strategy chooses it again, so
+    it can go to another annotator. Every row must name a pair that waits for
+    an answer, in either order; otherwise nothing is withdrawn. The
+    withdrawal is one transaction: a call killed at any point withdrew all or
+    nothing.
+
+    Parameters
+    ----------
+    database : str or path-like
+        The session's database.
+    pairs : pandas.DataFrame, optional
+        Columns i and j (item names), one row per ask to withdraw, as
+        :func:`read_pairs` gives (other columns are not used). None withdraws
+        every pending ask.
+
+    Returns
+    -------
+    SessionWithdrawal
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> database = pathlib.Path(tempfile.mkdtemp()) / "photos.db"
+    >>> asks = next_pairs(database, ["a", "b", "c", "d", "e"], budget=6, batch_size=3, random_state=0)
+    >>> done = withdraw_asks(database, asks.pairs.iloc[:1])  # the first pair will never be answered
+    >>> done.n_withdrawn, done.n_pending
+    (1, 2)
+    >>> withdraw_asks(database).n_withdrawn  # every pending ask
+    2
+    """
+    from .active import ActiveSpectralClustering
+
+    frame = None if pairs is None else _pairs_frame(pairs)
+    with _opened(database, create=False) as (store, _):
+        meta = store.metadata
+        names = _stored_items(meta)
+        if names is None:
+            raise InputError(
+                f"{_shown(store)} holds no session with item names; start one with next_pairs(database, items=...)."
+            )
+        settings = _settings(meta, {}, fresh=False)
+        model = ActiveSpectralClustering(
+            strategy=settings["strategy"], interleave=settings["interleave"], budget=settings["budget"],
+            repeats=settings["repeats"], batch_size=settings["batch_size"], n_clusters=settings["n_clusters"],
+            random_state=settings["random_state"], store=store,
+        )
+        chosen = None if frame is None else _pending_named(frame, names, store)
+        withdrawn = model.withdraw(chosen)
+        n_pending = len(store.pending())
+        n_measured = len(store)
+        budget = int(model._session.budget)
+    return SessionWithdrawal(
+        withdrawn=_named_pairs(withdrawn, names).drop(columns="value"),
+        n_pending=n_pending,
+        n_measured=n_measured,
+        budget=budget,
+    )
+
+
+def _pairs_frame(pairs) -> pd.DataFrame:
+    if not isinstance(pairs, pd.DataFrame):
+        raise InputTypeError(
+            f"pairs must be a pandas DataFrame with columns i and j (read_pairs gives one), or None to withdraw "
+            f"every pending ask; got {type(pairs).__name__}."
+        )
+    _check_columns(pairs, "pairs", {"i": "i", "j": "j"}, what="of the two items")
+    if len(pairs) == 0:
+        raise InputError("pairs names no pair to withdraw; give one row per ask, or pairs=None to withdraw every "
+                         "pending ask.")
+    frame = pd.DataFrame({"i": pairs["i"].to_numpy(dtype=object), "j": pairs["j"].to_numpy(dtype=object)},
+                         index=pairs.index)
+    for role in ("i", "j"):
+        missing = frame[role].isna().to_numpy()
+        if missing.any():
+            row = frame.index[int(np.flatnonzero(missing)[0])]
+            raise InputError(f"pairs row {row} has no item in column {role!r}; name both items.")
+        frame[role] = [str(name) for name in frame[role]]
+    return frame
+
+
+def _pending_named(frame: pd.DataFrame, names: list[str], store) -> np.ndarray:
+    """The rows of ``frame`` as item indices (i < j), each checked to wait for an answer; errors name the row."""
+    position = {name: k for k, name in enumerate(names)}
+    waiting: dict[tuple[int, int], int] = {}
+    for i, j in store.pending():
+        waiting[(int(i), int(j))] = waiting.get((int(i), int(j)), 0) + 1
+    answered = {(int(i), int(j)) for i, j in store.measurements()[["i", "j"]].to_numpy()}
+    n_pending = sum(waiting.values())
+    taken_at: dict[tuple[int, int], object] = {}
+    pairs = np.empty((len(frame), 2), dtype=np.int64)
+    for k, (row, a, b) in enumerate(zip(frame.index, frame["i"], frame["j"])):
+        for name in (a, b):
+            if name not in position:
+                raise InputError(
+                    f"pairs row {row} names {name!r}, which is not an item of the session ({_few(names)}); check the "
+                    "spelling (names are compared as text, exactly)."
+                )
+        if a == b:
+            raise InputError(f"pairs row {row} pairs {a!r} with itself; an ask is about two items.")
+        key = tuple(sorted((position[a], position[b])))
+        shown = f"({a!r}, {b!r})"
+        if waiting.get(key, 0) == 0:
+            if key in taken_at:
+                why = f"is named by rows {taken_at[key]} and {row} but was asked once; keep one of the two rows"
+            elif key in answered:
+                why = "does not wait for an answer (it was answered already)"
+            else:
+                why = "does not wait for an answer (it was never asked, or was withdrawn)"
+            raise InputError(
+                f"pairs row {row} withdraws {shown}, which {why}; withdraw only pairs that wait for an answer "
+                f"({n_pending} do). Nothing was withdrawn."
+            )
+        waiting[key] -= 1
+        taken_at[key] = row
+        pairs[k] = key
+    return pairs
 
 
 # -- the session's bookkeeping -------------------------------------------------------------------------------------
