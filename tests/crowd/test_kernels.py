@@ -39,5 +39,5 @@ def test_assignment_sweep_matches_the_entry_by_entry_reference(seed):
     expected = reference.sample_assignments(Z, projections, data.task, data.sign, data.pointer, alpha / K, uniforms)
     got = Z.copy()
     sample_assignments(got, projections, data.task, data.sign, data.pointer, math.log(alpha / K), uniforms,
-                       np.empty(data.task.size))
+                       np.empty((3, data.task.size)))
     np.testing.assert_array_equal(got, expected)

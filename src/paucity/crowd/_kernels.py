@@ -40,9 +40,11 @@ def sample_assignments(Z, projections, task, sign, pointer, log_prior_weight, un
     pointer : int64 (m + 1,): labeler l's labels are task[pointer[l]:pointer[l + 1]].
     log_prior_weight : float64, log(alpha / K), the truncated IBP's pseudo-count (eq. 3.6).
     uniforms : float64 (m, K), one uniform per entry.
-    scratch : float64 (N,), work space for the linear predictors.
+    scratch : float64 (3, N), work space: the linear predictors, their log Phi, the proposed log Phi.
 
     The prior odds of z_lb = 1 are (m_{-l,b} + alpha/K) / (m - m_{-l,b}), with m the number of labelers.
+    One of the two values of z_lb is the current one, so its log likelihood is cached and each entry
+    costs one log Phi per label.
     """
     m, K = Z.shape
     counts = np.zeros(K)
@@ -50,20 +52,28 @@ def sample_assignments(Z, projections, task, sign, pointer, log_prior_weight, un
         for b in range(K):
             counts[b] += Z[l, b]
     alpha_k = math.exp(log_prior_weight)
+    eta = scratch[0]
+    current_log = scratch[1]
+    other_log = scratch[2]
     for l in range(m):
         start, stop = pointer[l], pointer[l + 1]
         for j in range(start, stop):
             value = 0.0
             for b in range(K):
                 value += Z[l, b] * projections[task[j], b]
-            scratch[j] = value
+            eta[j] = value
+            current_log[j] = log_ndtr(sign[j] * value)
         for b in range(K):
             current = Z[l, b]
+            delta = 1.0 - 2.0 * current  # the change of z_lb if it flips
             others = counts[b] - current
             log_odds = math.log(others + alpha_k) - math.log(m - others)
+            change = 0.0
             for j in range(start, stop):
-                without = scratch[j] - current * projections[task[j], b]
-                log_odds += log_ndtr(sign[j] * (without + projections[task[j], b])) - log_ndtr(sign[j] * without)
+                other_log[j] = log_ndtr(sign[j] * (eta[j] + delta * projections[task[j], b]))
+                change += other_log[j] - current_log[j]
+            # log odds of z_lb = 1 against 0: the likelihood ratio enters with the flip's direction
+            log_odds += change if current == 0.0 else -change
             if log_odds >= 0.0:
                 p_one = 1.0 / (1.0 + math.exp(-log_odds))
             else:
@@ -71,8 +81,8 @@ def sample_assignments(Z, projections, task, sign, pointer, log_prior_weight, un
                 p_one = e / (1.0 + e)
             new = 1.0 if uniforms[l, b] < p_one else 0.0
             if new != current:
-                delta = new - current
                 for j in range(start, stop):
-                    scratch[j] += delta * projections[task[j], b]
+                    eta[j] += delta * projections[task[j], b]
+                    current_log[j] = other_log[j]
                 Z[l, b] = new
                 counts[b] += delta

@@ -218,7 +218,7 @@ def run_chain(data: LabelData, *, researcher: int, n_factors: int, alpha: float,
     if state is None:
         state = initial_state(data, n_factors, sigma, rng, fixed_assignments)
     fix = fixed_assignments is not None
-    scratch = np.empty(data.task.size)
+    scratch = np.empty((3, data.task.size))
     kept = n_samples // thin
     d = data.X.shape[1]
     beta = np.empty((kept, d))
