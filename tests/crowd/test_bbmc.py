@@ -149,3 +149,12 @@ def test_bad_input_gives_one_line_errors():
         model.predict(features[["cx"]])
     with pytest.raises(InputError, match="not fitted on"):
         model.log_likelihood(["maybe"], features.iloc[:1])
+
+
+def test_features_too_large_to_represent_are_refused_clearly():
+    labels, features = planted_crowd(n_tasks=30, n_gold=4)
+    with pytest.raises(InputError, match="standardize X") as info:
+        BBMC(n_factors=2, n_burnin=2, n_samples=3, random_state=0).fit(labels, features * 1e200, researcher="me")
+    assert "\n" not in str(info.value)
+    with pytest.raises(ParameterError, match="sigma must be a number in"):
+        BBMC(sigma=1e200).fit(labels, features, researcher="me")

@@ -90,6 +90,8 @@ class BBMC(LabelPredictor, BaseEstimator):
         the first chain's order (columns of Z's means paired by least squares).
     labeler_weights_ : pandas.DataFrame (labelers x features)
         Posterior mean of every labeler's beta_l.
+    states_ : list of ChainState
+        Each chain's last state (gamma, Z, t), where a continued run would start.
     classes_ : numpy.ndarray
         The negative and the positive label value, in the label matrix's words.
     label_mapping_ : dict
@@ -163,7 +165,7 @@ class BBMC(LabelPredictor, BaseEstimator):
     _parameter_constraints = {
         "n_factors": [Interval(numbers.Integral, 1, None)],
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
-        "sigma": [Interval(numbers.Real, 0, None, closed="neither")],
+        "sigma": [Interval(numbers.Real, 1e-100, 1e100)],
         "n_burnin": [Interval(numbers.Integral, 0, None)],
         "n_samples": [Interval(numbers.Integral, 1, None)],
         "thin": [Interval(numbers.Integral, 1, None)],
@@ -173,6 +175,7 @@ class BBMC(LabelPredictor, BaseEstimator):
     }
     _parameter_hints = {
         "n_factors": "K is the number of latent factors (at least 1).",
+        "sigma": "sigma is the prior standard deviation of the factors; values near 1 suit standardized features.",
     }
 
     def __init__(self, n_factors=4, alpha=1.0, sigma=1.0, n_burnin=2000, n_samples=20000, thin=1, n_chains=1,
@@ -220,11 +223,23 @@ class BBMC(LabelPredictor, BaseEstimator):
         chains = []
         with progress_bar(params["n_chains"] * sweeps, "BBMC Gibbs sweeps", enabled=params["progress"]) as bar:
             for chain_rng in chain_rngs:
-                chains.append(run_chain(
-                    data, researcher=position, n_factors=params["n_factors"], alpha=float(params["alpha"]),
-                    sigma=float(params["sigma"]), n_burnin=params["n_burnin"], n_samples=params["n_samples"],
-                    thin=params["thin"], rng=chain_rng, bar=bar,
-                ))
+                try:
+                    with np.errstate(over="raise", invalid="raise", divide="raise"):
+                        chain = run_chain(
+                            data, researcher=position, n_factors=params["n_factors"], alpha=float(params["alpha"]),
+                            sigma=float(params["sigma"]), n_burnin=params["n_burnin"],
+                            n_samples=params["n_samples"], thin=params["thin"], rng=chain_rng, bar=bar,
+                        )
+                except (ArithmeticError, FloatingPointError, np.linalg.LinAlgError, ValueError) as error:
+                    chain = error
+                if isinstance(chain, Exception) or not np.all(np.isfinite(chain.beta)):
+                    largest = float(np.abs(features).max())
+                    raise InputError(
+                        f"The sampler met numbers too large or too small to represent (features up to {largest:.3g} "
+                        f"in magnitude, sigma={params['sigma']!r}); standardize X (e.g. to unit variance) and keep "
+                        "sigma near 1."
+                    ) from (chain if isinstance(chain, Exception) else None)
+                chains.append(chain)
         draws = np.stack([chain.beta for chain in chains])
         self.samples_ = draws.reshape(-1, features.shape[1])
         self.coef_ = self.samples_.mean(axis=0)
