@@ -1,4 +1,4 @@
-"""Importing the crowd capability stays light, and every public name resolves."""
+"""Importing the crowd capability stays light (crowd-kit only when aggregate runs), and every public name resolves."""
 
 import subprocess
 import sys
@@ -8,11 +8,12 @@ import pytest
 import paucity.crowd
 
 
-@pytest.mark.parametrize("module", ["paucity.crowd", "paucity.crowd.bbmc", "paucity.crowd.labels"])
+@pytest.mark.parametrize("module", ["paucity.crowd", "paucity.crowd.bbmc", "paucity.crowd.labels",
+                                    "paucity.crowd.aggregation"])
 def test_import_loads_neither_anndata_nor_dask(module):
     code = (
         f"import sys, importlib; importlib.import_module({module!r}); "
-        "loaded = [m for m in ('anndata', 'dask', 'scanpy', 'rich') if m in sys.modules]; "
+        "loaded = [m for m in ('anndata', 'dask', 'scanpy', 'rich', 'crowdkit') if m in sys.modules]; "
         "assert not loaded, loaded"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -15,6 +15,8 @@ her.
 - :class:`GOLD`, :class:`CONS`: logistic regression on the gold labels or on
   the crowd's :func:`majority_vote` (the seed's baselines).
 - :func:`split_rhat`: convergence of several chains.
+- :func:`aggregate`: crowd-kit's Dawid-Skene or GLAD on a label matrix (crowd-kit
+  is optional and imported only then).
 """
 
 from importlib import import_module
@@ -27,6 +29,7 @@ _WHERE = {
     "CONS": "baselines",
     "majority_vote": "baselines",
     "split_rhat": "convergence",
+    "aggregate": "aggregation",
 }
 
 __all__ = list(_WHERE)
