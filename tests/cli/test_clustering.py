@@ -325,6 +325,93 @@ def test_cluster_session_refuses_bad_input_in_one_line_and_writes_nothing(study,
     assert {path.name: path.read_bytes() for path in folder.iterdir()} == before
 
 
+# -- withdrawing asks ----------------------------------------------------------------------------------------------
+def test_withdrawn_asks_stop_waiting_and_are_asked_again(study):
+    folder, W, items = study
+    assert session(folder, "--items", folder / "items.csv", "--budget", "10", "--batch-size", "5", "--random-state",
+                   "1", "--out", folder / "asks.csv").exit_code == 0
+    asks = read_text_table(folder / "asks.csv")
+    fill(folder / "asks.csv", W, items, folder / "answers.csv", rows=[0])
+    assert session(folder, "--answers", folder / "answers.csv", "--out", folder / "c.csv").exit_code == 0
+    asks.iloc[[3, 1]].rename(columns={"i": "second", "j": "first"}).to_csv(folder / "gone.csv", index=False)
+    before = listing(folder)
+    gone = session(folder, "--withdraw", folder / "gone.csv", "--i-column", "first", "--j-column", "second")
+    assert gone.exit_code == 0, gone.output
+    assert gone.stdout.splitlines() == [
+        f"{folder / 's.db'}: 2 asks withdrawn; 2 pairs wait for an answer, 1 of 10 measurements made (ask again to "
+        "send pairs out in their place)",
+        f"  {asks['i'][3]}\t{asks['j'][3]}",
+        f"  {asks['i'][1]}\t{asks['j'][1]}",
+    ]
+    assert listing(folder) == before  # only the database is written
+    store = MeasurementStore(folder / "s.db")
+    assert len(store.pending()) == 2 and len(store) == 1
+    store.close()
+    fill(folder / "asks.csv", W, items, folder / "late.csv", rows=[1])  # an answer to a withdrawn pair is refused
+    fails_in_one_line(session(folder, "--answers", folder / "late.csv", "--out", folder / "c.csv"), "never asked")
+    again = session(folder, "--out", folder / "asks2.csv")  # 10 - 1 - 2 = 7 free: a full batch of 5
+    assert "1 of 10 measurements made; 5 pairs to ask (3 new, 2 asked before)" in again.stdout
+    everything = session(folder, "--withdraw-all")
+    assert everything.exit_code == 0, everything.output
+    assert "5 asks withdrawn; 0 pairs wait for an answer, 1 of 10 measurements made" in everything.stdout
+    assert len(MeasurementStore(folder / "s.db").pending()) == 0
+    none = session(folder, "--withdraw-all")
+    assert none.stdout.startswith(f"{folder / 's.db'}: 0 asks withdrawn; 0 pairs wait")
+    quiet = runner.invoke(app, ["--quiet", "cluster-session", str(folder / "s.db"), "--withdraw-all"])
+    assert quiet.exit_code == 0 and quiet.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--withdraw", "unknown.csv"], ["names 'zz'", "not an item of the session"]),
+        (["--withdraw", "never.csv"], ["withdraws", "does not wait for an answer", "Nothing was withdrawn"]),
+        (["--withdraw", "answered.csv"], ["answered already"]),
+        (["--withdraw", "twice.csv"], ["named by rows 1 and 2 but was asked once"]),
+        (["--withdraw", "header.csv"], ["has a header but no rows"]),
+        (["--withdraw", "empty.csv"], ["is empty"]),
+        (["--withdraw", "missing.csv"], ["missing.csv"]),
+        (["--withdraw", "asks.csv", "--withdraw-all"], ["--withdraw and --withdraw-all were both given"]),
+        (["--withdraw", "asks.csv", "--answers", "asks.csv"], ["--answers does not apply to --withdraw"]),
+        (["--withdraw-all", "--batch-size", "3"], ["--batch-size does not apply to --withdraw-all"]),
+        (["--withdraw-all", "--items", "items.csv"], ["--items does not apply to --withdraw-all"]),
+        (["--withdraw-all", "--out", "x.csv"], ["--out names a file to write", "writes only to the database"]),
+        (["--withdraw-all", "--i-column", "a"], ["--i-column names a column of --withdraw or --answers"]),
+        (["--withdraw", "asks.csv", "--value-column", "v"], ["--value-column does not apply to --withdraw"]),
+        (["--withdraw", "asks.csv", "--i-column", "a"], ["no column 'a'"]),
+    ],
+)
+def test_bad_withdrawals_fail_in_one_line_and_change_nothing(study, monkeypatch, args, words):
+    folder, W, items = study
+    monkeypatch.chdir(folder)
+    assert session(folder, "--items", "items.csv", "--batch-size", "4", "--random-state", "0",
+                   "--out", "asks.csv").exit_code == 0
+    fill(folder / "asks.csv", W, items, folder / "answers.csv", rows=[0])
+    assert session(folder, "--answers", "answers.csv", "--out", "c.csv").exit_code == 0
+    asks = read_text_table(folder / "asks.csv")
+    asked = {frozenset(pair) for pair in zip(asks["i"], asks["j"])}
+    never = next((a, b) for a in items for b in items if a != b and frozenset((a, b)) not in asked)
+    (folder / "unknown.csv").write_text(f"i,j\n{asks['i'][1]},{asks['j'][1]}\n{asks['i'][2]},zz\n")
+    (folder / "never.csv").write_text(f"i,j\n{asks['i'][1]},{asks['j'][1]}\n{never[0]},{never[1]}\n")
+    (folder / "answered.csv").write_text(f"i,j\n{asks['i'][1]},{asks['j'][1]}\n{asks['j'][0]},{asks['i'][0]}\n")
+    (folder / "twice.csv").write_text(f"i,j\n{asks['i'][1]},{asks['j'][1]}\n{asks['j'][1]},{asks['i'][1]}\n")
+    (folder / "header.csv").write_text("i,j\n")
+    (folder / "empty.csv").write_text("")
+    with MeasurementStore(folder / "s.db") as store:
+        pending, metadata = store.pending().tolist(), store.metadata
+
+    def files():
+        return {path.name: path.read_bytes() for path in folder.iterdir() if not path.name.startswith("s.db")}
+
+    before = files()
+    result = session(folder, *args)
+    fails_in_one_line(result, *words)
+    assert files() == before  # no file written; the database holds what it held (its bytes may be checkpointed)
+    with MeasurementStore(folder / "s.db") as store:
+        assert store.pending().tolist() == pending and len(pending) == 3 and len(store) == 1
+        assert store.metadata == metadata
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
 @given(text=st.text(alphabet=st.sampled_from(list("ij,value\n\t\"0.5x13-NAé ")), max_size=60))
@@ -340,6 +427,25 @@ def test_any_answers_file_records_or_fails_in_one_line(tmp_path_factory, text):
     else:
         fails_in_one_line(result)
         assert not (folder / "c.csv").exists() and len(MeasurementStore(folder / "s.db")) == 0
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(text=st.text(alphabet=st.sampled_from(list("ij,value\n\t\"x-NAé ")), max_size=40))
+def test_any_withdraw_file_withdraws_or_fails_in_one_line(tmp_path_factory, text):
+    folder = tmp_path_factory.mktemp("fuzz")
+    pd.DataFrame({"item": ["i", "j", "x", "value"]}).to_csv(folder / "items.csv", index=False)
+    assert session(folder, "--items", folder / "items.csv", "--budget", "6", "--batch-size", "6",
+                   "--out", folder / "asks.csv").exit_code == 0
+    (folder / "pairs.csv").write_text(text)
+    result = session(folder, "--withdraw", folder / "pairs.csv")
+    store = MeasurementStore(folder / "s.db")
+    if result.exit_code == 0:
+        assert f"{6 - len(store.pending())} ask" in result.stdout
+    else:
+        fails_in_one_line(result)
+        assert len(store.pending()) == 6
+    store.close()
 
 
 # -- a session killed mid-run, and resumed -------------------------------------------------------------------------
@@ -424,12 +530,14 @@ def test_the_commands_of_the_user_guide_run(tmp_path, monkeypatch):
     section = DOCS.read_text().split("## From the command line", 1)[1].split("\n## ", 1)[0]
     commands = [line for block in re.findall(r"```bash\n(.*?)```", section, flags=re.S)
                 for line in block.splitlines() if line.startswith("paucity ")]
-    assert len(commands) == 5
+    assert len(commands) == 6
     printed = []
     for command in commands:
         args = shlex.split(command)[1:]
         if "--answers" in args:
             fill(tmp_path / "asks.csv", W, items, tmp_path / "answers.csv")
+        if "--withdraw" in args:  # the asks file cut down to the pairs of an annotator who left
+            read_text_table(tmp_path / "asks.csv").iloc[5:10].to_csv(tmp_path / "unanswered.csv", index=False)
         result = runner.invoke(app, args)
         assert result.exit_code == 0, (command, result.output)
         printed.append(result.stdout)
@@ -438,3 +546,4 @@ def test_the_commands_of_the_user_guide_run(tmp_path, monkeypatch):
     labels = pd.read_csv("labels.csv")
     assert labels["label"].tolist() == labels["reference"].tolist()
     assert len(pd.read_csv("asks.csv")) == 20 and len(MeasurementStore("photos.db")) == 20
+    assert len(MeasurementStore("photos.db").pending()) == 15 and "5 asks withdrawn; 15 pairs wait" in printed[-1]

@@ -3,8 +3,9 @@
 ``cluster-active`` reads a complete similarity matrix, calls
 :func:`paucity.clustering.simulate` once and writes the labels and the error
 curve; ``cluster-session`` runs the human loop in a database through
-:func:`paucity.clustering.next_pairs` (the pairs to ask) and
-:func:`paucity.clustering.record_answers` (the answers, and the clustering).
+:func:`paucity.clustering.next_pairs` (the pairs to ask),
+:func:`paucity.clustering.record_answers` (the answers, and the clustering)
+and :func:`paucity.clustering.withdraw_asks` (asks that will never be answered).
 """
 
 from __future__ import annotations
@@ -142,8 +143,22 @@ def cluster_session(
         "column filled); rows with an empty value are skipped.",
         show_default=False,
     ),
-    i_column: Optional[str] = typer.Option(None, "--i-column", help="--answers: the first item's column (default i)."),
-    j_column: Optional[str] = typer.Option(None, "--j-column", help="--answers: the second item's column (default j)."),
+    withdraw: Optional[Path] = typer.Option(
+        None,
+        "--withdraw",
+        help="Withdraw asks that will never be answered: a table with the two items of each (columns i, j, or as "
+        "--i-column and --j-column say; an asks file is one). Each must wait for an answer, or nothing is withdrawn.",
+        show_default=False,
+    ),
+    withdraw_all: bool = typer.Option(
+        False, "--withdraw-all", help="Withdraw every ask that waits for an answer.", show_default=False
+    ),
+    i_column: Optional[str] = typer.Option(
+        None, "--i-column", help="--answers or --withdraw: the first item's column (default i)."
+    ),
+    j_column: Optional[str] = typer.Option(
+        None, "--j-column", help="--answers or --withdraw: the second item's column (default j)."
+    ),
     value_column: Optional[str] = typer.Option(
         None, "--value-column", help="--answers: the similarity's column (default value)."
     ),
@@ -189,21 +204,33 @@ def cluster_session(
     answer: those asked before and not answered, then new ones chosen by the strategy, up to --batch-size.
     Asking again before any answer gives the same pairs. With --answers, records the answers (each must answer
     a pair that was asked; an answer recorded already is skipped, so a file may be read again) and writes the
-    clustering of every answer so far. The database keeps the items, the settings, every answer and the pairs
-    asked: a command killed at any point is run again as it was. Nothing is written to --out when the command
-    fails.
+    clustering of every answer so far. With --withdraw (a table of pairs) or --withdraw-all, takes back asks
+    that will never be answered (an annotator left, a pair sent by mistake): they no longer wait for an answer
+    nor count against the budget, and asking again may choose them again; only the database is written. The
+    database keeps the items, the settings, every answer and the pairs asked: a command killed at any point is
+    run again as it was. Nothing is written when the command fails.
 
     \b
     Examples:
       paucity cluster-session photos.db --items items.csv --budget 300 --batch-size 20 --out asks.csv
       paucity cluster-session photos.db --answers answers.csv --out clusters.csv
+      paucity cluster-session photos.db --withdraw unanswered.csv
       paucity cluster-session photos.db --out asks.csv
     """
     from .. import io
-    from ..clustering import next_pairs, read_answers, read_items, record_answers
+    from ..clustering import next_pairs, read_answers, read_items, read_pairs, record_answers, withdraw_asks
 
     with one_line_errors():
-        if answers is not None:
+        if withdraw is not None or withdraw_all:
+            _refuse_when_withdrawing(
+                withdraw_all, withdraw=withdraw, answers=answers, items=items, item_column=item_column, batch_size=batch_size,
+                budget=budget, strategy=strategy, repeats=repeats, interleave=interleave, n_clusters=n_clusters,
+                random_state=random_state, value_column=value_column, out=out,
+                **({"i_column": i_column, "j_column": j_column} if withdraw_all else {}),
+            )
+            table = None if withdraw_all else read_pairs(withdraw, i_column=i_column or "i", j_column=j_column or "j")
+            result = withdraw_asks(database, table)
+        elif answers is not None:
             _refuse_when_recording(items=items, item_column=item_column, batch_size=batch_size, budget=budget,
                                    strategy=strategy, repeats=repeats, interleave=interleave, n_clusters=n_clusters,
                                    random_state=random_state)
@@ -215,7 +242,8 @@ def cluster_session(
         else:
             for option, value in (("--i-column", i_column), ("--j-column", j_column), ("--value-column", value_column)):
                 if value is not None:
-                    raise ParameterError(f"{option} names a column of --answers; give --answers too, or leave it out.")
+                    where = "--answers" if option == "--value-column" else "--answers or --withdraw"
+                    raise ParameterError(f"{option} names a column of {where}; give {where} too, or leave it out.")
             if item_column is not None and items is None:
                 raise ParameterError("--item-column names the item column of --items; give --items too, or leave it out.")
             out = io.check_output_path(out if out is not None else Path("asks.csv"), option="--out")
@@ -228,7 +256,9 @@ def cluster_session(
             io.write_csv(result.to_frame(), out, index=False)
     if quiet():
         return
-    if answers is not None:
+    if withdraw is not None or withdraw_all:
+        _report_withdrawal(result, database)
+    elif answers is not None:
         _report_answers(result, database, answers, out)
     else:
         _report_asks(result, database, out)
@@ -280,6 +310,27 @@ def _refuse_when_recording(**options) -> None:
             )
 
 
+def _refuse_when_withdrawing(withdraw_all: bool, **options) -> None:
+    """Withdrawing writes only the database: the options of asking, recording and --out do not apply."""
+    chosen = "--withdraw-all" if withdraw_all else "--withdraw"
+    if options.pop("withdraw") is not None and withdraw_all:
+        raise ParameterError("--withdraw and --withdraw-all were both given; give --withdraw FILE for some asks, or "
+                             "--withdraw-all for every one.")
+    for name, value in options.items():
+        if value is not None:
+            option = "--" + name.replace("_", "-")
+            if name in ("i_column", "j_column"):
+                raise ParameterError(f"{option} names a column of --withdraw or --answers, and {chosen} reads no file; "
+                                     "leave it out.")
+            if name == "out":
+                raise ParameterError(f"--out names a file to write, and {chosen} writes only to the database; leave it "
+                                     "out, and ask again with --out to write the pairs that wait for an answer.")
+            raise ParameterError(
+                f"{option} does not apply to {chosen}; withdraw in a call of its own, then run paucity cluster-session "
+                f"with {option} and without {chosen}."
+            )
+
+
 # -- what is printed -----------------------------------------------------------------------------------------------
 def _report_asks(result, database: str, out: Path) -> None:
     settings = result.settings
@@ -318,3 +369,16 @@ def _report_answers(result, database: str, answers: Path, out: Path) -> None:
         f"{result.budget} measurements made, {result.n_pending} pairs wait for an answer"
     )
     typer.echo(f"clusters ({sizes}) written to {out}")
+
+
+def _report_withdrawal(result, database: str) -> None:
+    typer.echo(
+        f"{database}: {result.n_withdrawn} ask{'' if result.n_withdrawn == 1 else 's'} withdrawn; "
+        f"{result.n_pending} pairs wait for an answer, "
+        f"{result.n_measured} of {result.budget} measurements made (ask again to send pairs out in their place)"
+    )
+    pairs = result.withdrawn
+    for i, j in zip(pairs["i"].iloc[:_SHOWN_PAIRS], pairs["j"].iloc[:_SHOWN_PAIRS]):
+        typer.echo(f"  {i}\t{j}")
+    if len(pairs) > _SHOWN_PAIRS:
+        typer.echo(f"  ... and {len(pairs) - _SHOWN_PAIRS} more")
