@@ -52,7 +52,7 @@ def test_missing_crowdkit_says_how_to_install(monkeypatch):
 
 
 def test_adapter_passes_the_crowd_and_maps_back(stand_in):
-    result = aggregate(_labels(), method="glad", exclude="me", n_iter=7, tol=0.1)
+    result = aggregate(_labels(), method="glad", exclude="me", max_iter=7, tol=0.1)
     table, n_iter, tol = stand_in.seen[-1]
     assert (n_iter, tol) == (7, 0.1)
     assert list(table.columns) == ["task", "worker", "label"]
@@ -67,8 +67,8 @@ def test_adapter_passes_the_crowd_and_maps_back(stand_in):
 def test_adapter_errors(stand_in):
     with pytest.raises(ParameterError, match="method"):
         aggregate(_labels(), method="mace")
-    with pytest.raises(ParameterError, match="n_iter"):
-        aggregate(_labels(), n_iter=0)
+    with pytest.raises(ParameterError, match="max_iter"):
+        aggregate(_labels(), max_iter=0)
     with pytest.raises(InputTypeError, match="LabelMatrix"):
         aggregate(pd.DataFrame())
     only_me = LabelMatrix.from_long(pd.DataFrame({"task": [0], "labeler": ["me"], "label": [1]}), positive=1)

@@ -34,7 +34,7 @@ def _crowdkit_class(method: str):
     return getattr(aggregation, _CLASSES[method])
 
 
-def aggregate(labels, *, method="dawid_skene", exclude=None, n_iter=100, tol=1e-5) -> pd.DataFrame:
+def aggregate(labels, *, method="dawid_skene", exclude=None, max_iter=100, tol=1e-5) -> pd.DataFrame:
     """Each task's aggregated label by crowd-kit's Dawid-Skene or GLAD.
 
     Parameters
@@ -45,8 +45,8 @@ def aggregate(labels, *, method="dawid_skene", exclude=None, n_iter=100, tol=1e-
         labeler ability and task difficulty), as crowd-kit implements them.
     exclude : labeler id, optional
         A labeler left out (the researcher, to aggregate the crowd alone).
-    n_iter : int, default 100
-        Most EM iterations.
+    max_iter : int, default 100
+        Most EM iterations (crowd-kit's n_iter).
     tol : float, default 1e-5
         crowd-kit's convergence tolerance.
 
@@ -74,7 +74,7 @@ def aggregate(labels, *, method="dawid_skene", exclude=None, n_iter=100, tol=1e-
     if not isinstance(labels, LabelMatrix):
         raise InputTypeError(f"labels must be a LabelMatrix, got {type(labels).__name__}.")
     method = check_parameter(method, "method", [Options(*_CLASSES)], owner="aggregate")
-    n_iter = check_parameter(n_iter, "n_iter", [Interval(numbers.Integral, 1, None)], owner="aggregate")
+    max_iter = check_parameter(max_iter, "max_iter", [Interval(numbers.Integral, 1, None)], owner="aggregate")
     tol = check_parameter(tol, "tol", [Interval(numbers.Real, 0, None)], owner="aggregate")
     row, col, sign = labels.triples()
     if exclude is not None:
@@ -82,7 +82,7 @@ def aggregate(labels, *, method="dawid_skene", exclude=None, n_iter=100, tol=1e-
         row, col, sign = row[keep], col[keep], sign[keep]
     if row.size == 0:
         raise InputError("There are no labels to aggregate (after leaving out exclude=); add some.")
-    model = _crowdkit_class(method)(n_iter=n_iter, tol=tol)
+    model = _crowdkit_class(method)(n_iter=max_iter, tol=tol)
     table = pd.DataFrame({"task": row, "worker": col, "label": sign.astype(np.int64)})
     proba = model.fit_predict_proba(table)
     positive = proba[1] if 1 in proba.columns else pd.Series(0.0, index=proba.index)
