@@ -20,7 +20,10 @@ OLD_CLI_SPELLINGS = re.compile(r"^--(seed|jobs|k|permutations|folds|n-markers|[a
 # Python keywords kept as deprecated aliases that warn (checked below to warn)
 DEPRECATED_KEYWORDS = {("paucity.differences", "PDA"): "k", ("paucity.differences", "compare"): "k"}
 OLD_PYTHON_NAMES = {"k", "seed", "jobs", "n_jobs_", "n_markers"}
-CAPABILITIES = ["paucity.info", "paucity.markers", "paucity.ranking", "paucity.differences", "paucity.judgments"]
+CAPABILITIES = [
+    "paucity.info", "paucity.markers", "paucity.ranking", "paucity.differences", "paucity.judgments",
+    "paucity.clustering", "paucity.crowd",
+]
 
 
 def _commands():

@@ -10,7 +10,7 @@ import pytest
 import paucity
 
 CAPABILITIES = ["paucity", "paucity.info", "paucity.markers", "paucity.ranking", "paucity.differences",
-                "paucity.judgments", "paucity.datasets", "paucity.io"]
+                "paucity.judgments", "paucity.clustering", "paucity.crowd", "paucity.datasets", "paucity.io"]
 
 
 @pytest.mark.parametrize("module", CAPABILITIES)

@@ -14,6 +14,8 @@ judgments
     Feature multi-selection: which crowd-judged attributes to buy, and how many judgments of each.
 clustering
     Active spectral clustering when similarities are costly and noisy to measure.
+crowd
+    Pooling biased labelers: Bayesian bias mitigation (BBMC) and its baselines.
 datasets
     Bundled data loaders and the synthetic generators of the seeds.
 io
@@ -23,7 +25,7 @@ io
 from importlib import import_module
 
 __version__ = "0.1.0"
-__all__ = ["info", "markers", "ranking", "differences", "judgments", "clustering", "datasets", "io", "__version__"]
+__all__ = ["info", "markers", "ranking", "differences", "judgments", "clustering", "crowd", "datasets", "io", "__version__"]
 
 
 def __getattr__(name: str):
