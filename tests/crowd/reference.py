@@ -73,3 +73,63 @@ def one_factor_posterior(x, labels_by_labeler, researcher, alpha, sigma, grid):
     z_mean = (weights.sum(axis=1)[:, None] * configs).sum(axis=0)
     beta = configs[:, researcher][:, None] * grid[None, :]
     return z_mean, float((weights * beta).sum()), float((weights * beta**2).sum())
+
+
+def precision(features, labeler, Z, sigma):
+    """Eq. (3.5)'s Sigma^{-1} = I / sigma^2 + sum over labels of Z_l x_i x_i^T Z_l^T, label by label."""
+    d = features.shape[1]
+    K = Z.shape[1]
+    out = np.eye(K * d) / sigma**2
+    for x, l in zip(features, labeler):
+        v = np.kron(Z[l][:, None], np.eye(d)) @ x
+        out += np.outer(v, v)
+    return out
+
+
+def perturbed_shift(features, labeler, Z, gamma_before, gamma, sigma, x_new, l_new, sign, researcher, *,
+                    precision_matrix=None):
+    """E[beta_r] of the perturbed gamma step minus beta_r of the unperturbed draw, by the direct inverse.
+
+    Written from the seed's Appendix, eq. (3.16): with the new label (x_new, l_new) appended, the step
+    draws Sigma_(i',l') [Sigma^{-1} gamma^s + v (eta_1 + t')] with v = Z_{l'} x_{i'} (the old labels'
+    noise and latents are those of gamma^s), and Sigma_(i',l') is the inverse of the precision (3.14)
+    built label by label with Z_l = z_l kron I. t' ~ N(x_{i'}^T beta_{l'}^{s-1}, 1) truncated to the
+    side of ``sign``.
+    """
+    K, d = gamma.shape
+    blocks = {l: np.kron(Z[l][:, None], np.eye(d)) for l in (l_new, researcher)}  # Z_l: (K d, d)
+    if precision_matrix is None:
+        precision_matrix = precision(features, labeler, Z, sigma)
+    v = blocks[l_new] @ x_new
+    grown = np.linalg.inv(precision_matrix + np.outer(v, v))
+    mean = x_new @ (blocks[l_new].T @ gamma_before.ravel())
+    expected_t = mean + sign * math.exp(-0.5 * mean**2 - 0.5 * math.log(2 * math.pi) - log_ndtr(sign * mean))
+    perturbed = grown @ (precision_matrix @ gamma.ravel() + v * expected_t)
+    return blocks[researcher].T @ (perturbed - gamma.ravel())
+
+
+def expected_utility(data, traces, researcher, sigma, features, task, labeler):
+    """Eq. (3.13) and I = E_y[U], pair by pair and draw by draw with :func:`perturbed_shift` (no Sherman-Morrison).
+
+    Returns (utility, p(y = +1), shift of shape (C, 2, d)).
+    """
+    from scipy.special import ndtr
+
+    d = features.shape[1]
+    shift = np.zeros((len(task), 2, d))
+    positive = np.zeros(len(task))
+    count = 0
+    for gammas, assignments in traces:
+        for s in range(1, gammas.shape[0]):
+            full = precision(data.features, data.labeler, assignments[s - 1], sigma)
+            for c, (i, l) in enumerate(zip(task, labeler)):
+                for slot, sign in enumerate((-1.0, 1.0)):
+                    shift[c, slot] += perturbed_shift(data.features, data.labeler, assignments[s - 1],
+                                                      gammas[s - 1], gammas[s], sigma, features[i], l, sign,
+                                                      researcher, precision_matrix=full)
+                positive[c] += ndtr(features[i] @ (assignments[s][l] @ gammas[s]))
+            count += 1
+    shift /= count
+    positive /= count
+    norms = np.linalg.norm(shift, axis=2)
+    return positive * norms[:, 1] + (1 - positive) * norms[:, 0], positive, shift

@@ -14,6 +14,10 @@ her.
   (eqs. 3.1-3.7), predictions by eq. (3.2), Table 3.1's log likelihood.
 - :class:`GOLD`, :class:`CONS`: logistic regression on the gold labels or on
   the crowd's :func:`majority_vote` (the seed's baselines).
+- :meth:`BBMC.suggest`, :meth:`BBMC.update`, :func:`active_loop`: active learning
+  (§3.5): the (task, labeler) pairs whose label would move the researcher's
+  weights most, by the perturbed-chain approximation; labels added to the
+  running chain; the seed's loop and baseline strategies (:class:`ActiveResult`).
 - :func:`split_rhat`: convergence of several chains.
 - :func:`aggregate`: crowd-kit's Dawid-Skene or GLAD on a label matrix (crowd-kit
   is optional and imported only then).
@@ -30,6 +34,8 @@ _WHERE = {
     "majority_vote": "baselines",
     "split_rhat": "convergence",
     "aggregate": "aggregation",
+    "active_loop": "active",
+    "ActiveResult": "active",
 }
 
 __all__ = list(_WHERE)

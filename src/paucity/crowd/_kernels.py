@@ -86,3 +86,54 @@ def sample_assignments(Z, projections, task, sign, pointer, log_prior_weight, un
                     current_log[j] = other_log[j]
                 Z[l, b] = new
                 counts[b] += delta
+
+
+@numba.njit(cache=True)
+def _truncated_mean(mean: float, sign: float) -> float:
+    """E[t] for t ~ N(mean, 1) truncated to the side of 0 that ``sign`` says: mean + sign phi(mean) / Phi(sign mean)."""
+    log_phi = -0.5 * mean * mean - _LOG_SQRT_2PI
+    return mean + sign * math.exp(log_phi - log_ndtr(sign * mean))
+
+
+@numba.njit(cache=True, parallel=True)
+def accumulate_shifts(task, labeler, assignments, reach, curvature, previous_margins, new_margins, shift):
+    """Add one draw's term of eq. (3.13) for every candidate (task, labeler) pair, both label values, in place.
+
+    Parameters
+    ----------
+    task, labeler : int64 (C,), the candidate pairs (rows of the per-task arrays, rows of Z).
+    assignments : float64 (m, K), Z^{s-1}.
+    reach : float64 (T, K, d), row i, block b: Z_r^T Sigma[:, block b] x_i (Sigma given Z^{s-1}), so that
+        Z_r^T Sigma Z_l x_i = sum_b z_{l,b} reach[i, b].
+    curvature : float64 (T, K, K), x_i^T Sigma_{b,b'} x_i, so that x_i^T Z_l^T Sigma Z_l x_i = z_l^T curvature[i] z_l.
+    previous_margins : float64 (T, m), x_i^T beta_l^{s-1} (the mean of the new latent t, eq. 3.3).
+    new_margins : float64 (T, m), x_i^T Z_l^{s-1 T} gamma^s.
+    shift : float64 (C, 2, d), accumulates E[beta_r | y] - E[beta_r] for y = -1 (slot 0) and +1 (slot 1).
+
+    Per pair the term is Z_r^T Sigma v (E[t' | y] - v^T gamma^s) / (1 + v^T Sigma v), v = Z_l x_i: the mean
+    of the perturbed step (3.11) minus the unperturbed draw, with Sherman-Morrison's Sigma_(i',l') v =
+    Sigma v / (1 + v^T Sigma v) and A gamma^s = Sigma v (v^T gamma^s) / (1 + v^T Sigma v).
+    """
+    n_pairs = task.size
+    K = assignments.shape[1]
+    d = reach.shape[2]
+    for c in numba.prange(n_pairs):
+        i = task[c]
+        l = labeler[c]
+        quad = 0.0
+        for b in range(K):
+            zb = assignments[l, b]
+            if zb == 0.0:
+                continue
+            for b2 in range(K):
+                quad += zb * assignments[l, b2] * curvature[i, b, b2]
+        mean = previous_margins[i, l]
+        base = new_margins[i, l]
+        minus = (_truncated_mean(mean, -1.0) - base) / (1.0 + quad)
+        plus = (_truncated_mean(mean, 1.0) - base) / (1.0 + quad)
+        for f in range(d):
+            u = 0.0
+            for b in range(K):
+                u += assignments[l, b] * reach[i, b, f]
+            shift[c, 0, f] += u * minus
+            shift[c, 1, f] += u * plus

@@ -6,13 +6,15 @@ import numbers
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 from scipy.special import log_ndtr, ndtr
 from sklearn.base import BaseEstimator
 
 from .._errors import InputError, InputTypeError, ParameterError
 from .._progress import progress_bar
-from .._validation import BOOLEAN, RANDOM_STATE, Interval, check_is_fitted, check_random_state, validate_params
+from .._validation import (BOOLEAN, RANDOM_STATE, Interval, check_is_fitted, check_parameter, check_random_state,
+                           validate_params)
 from ._predictor import LabelPredictor
 from .convergence import split_rhat
 from .gibbs import prepare, run_chain
@@ -21,6 +23,22 @@ from .labels import LabelMatrix, align_features
 __all__ = ["BBMC"]
 
 _CHUNK = 2_000_000  # entries of a (tasks x draws) block held at once when averaging over draws
+_TRACE = 1000  # consecutive states of each chain kept for active learning (the last sweeps run)
+
+
+def _pool(labels, X, features):
+    """Every task the model knows: the labelled ones (in the label matrix's order), then X's other rows.
+
+    A DataFrame X may hold tasks nobody labelled yet: they are candidates for active learning
+    (rows with missing or infinite features are left out). An array X holds the labelled tasks only.
+    """
+    if not isinstance(X, pd.DataFrame):
+        return labels.task_ids, features
+    extra = X.loc[~X.index.isin(labels.task_ids)]
+    values = extra.to_numpy(dtype=np.float64) if len(extra) else np.empty((0, features.shape[1]))
+    keep = np.isfinite(values).all(axis=1)
+    ids = labels.task_ids.append(pd.Index(extra.index[keep])) if keep.any() else labels.task_ids
+    return ids, np.ascontiguousarray(np.vstack([features, values[keep]]))
 
 
 def _researcher_column(labels, researcher) -> int:
@@ -215,33 +233,48 @@ class BBMC(LabelPredictor, BaseEstimator):
             )
         position = _researcher_column(labels, researcher)
         features, names = align_features(labels, X)
+        pool_ids, pool_features = _pool(labels, X, features)
         task, labeler, sign = labels.triples()
-        data = prepare(features, task, labeler, sign, labels.n_labelers)
+        data = prepare(pool_features, task, labeler, sign, labels.n_labelers)
         rng = check_random_state(params["random_state"])
-        chain_rngs = rng.spawn(params["n_chains"])
-        sweeps = params["n_burnin"] + params["n_samples"]
+        self._chain_rngs = rng.spawn(params["n_chains"])
+        self._record_fit(labels, names, features.shape[1], researcher)
+        self._pool_ids, self._pool_features = pool_ids, pool_features
+        self._labeler_ids, self._researcher_position = labels.labeler_ids, position
+        self._data = data
+        self.n_sweeps_ = 0
+        self._run(params, [None] * params["n_chains"], n_burnin=params["n_burnin"], n_samples=params["n_samples"],
+                  thin=params["thin"])
+        return self
+
+    def _run(self, params, states, *, n_burnin, n_samples, thin):
+        """Run (or continue, from ``states``) every chain on ``self._data`` and set the fitted attributes."""
+        data = self._data
+        sweeps = n_burnin + n_samples
         chains = []
-        with progress_bar(params["n_chains"] * sweeps, "BBMC Gibbs sweeps", enabled=params["progress"]) as bar:
-            for chain_rng in chain_rngs:
+        with progress_bar(len(states) * sweeps, "BBMC Gibbs sweeps", enabled=params["progress"]) as bar:
+            for chain_rng, state in zip(self._chain_rngs, states):
                 try:
                     with np.errstate(over="raise", invalid="raise", divide="raise"):
                         chain = run_chain(
-                            data, researcher=position, n_factors=params["n_factors"], alpha=float(params["alpha"]),
-                            sigma=float(params["sigma"]), n_burnin=params["n_burnin"],
-                            n_samples=params["n_samples"], thin=params["thin"], rng=chain_rng, bar=bar,
+                            data, researcher=self._researcher_position, n_factors=params["n_factors"],
+                            alpha=float(params["alpha"]), sigma=float(params["sigma"]), n_burnin=n_burnin,
+                            n_samples=n_samples, thin=thin, rng=chain_rng, bar=bar, state=state,
+                            n_trace=_TRACE,
                         )
                 except (ArithmeticError, FloatingPointError, np.linalg.LinAlgError, ValueError) as error:
                     chain = error
                 if isinstance(chain, Exception) or not np.all(np.isfinite(chain.beta)):
-                    largest = float(np.abs(features).max())
+                    largest = float(np.abs(data.features).max()) if data.features.size else 0.0
                     raise InputError(
                         f"The sampler met numbers too large or too small to represent (features up to {largest:.3g} "
                         f"in magnitude, sigma={params['sigma']!r}); standardize X (e.g. to unit variance) and keep "
                         "sigma near 1."
                     ) from (chain if isinstance(chain, Exception) else None)
                 chains.append(chain)
+        d = data.X.shape[1]
         draws = np.stack([chain.beta for chain in chains])
-        self.samples_ = draws.reshape(-1, features.shape[1])
+        self.samples_ = draws.reshape(-1, d)
         self.coef_ = self.samples_.mean(axis=0)
         self.rhat_ = split_rhat(draws)
         factors = [chains[0].assignment_mean]
@@ -250,16 +283,17 @@ class BBMC(LabelPredictor, BaseEstimator):
             cost = ((chains[0].assignment_mean[:, :, None] - chain.assignment_mean[:, None, :]) ** 2).sum(axis=0)
             _, order = linear_sum_assignment(cost)
             factors.append(chain.assignment_mean[:, order])
-        self._record_fit(labels, names, features.shape[1], researcher)
-        feature_columns = names if names is not None else [f"x{j}" for j in range(features.shape[1])]
+        names = getattr(self, "feature_names_in_", None)
+        feature_columns = list(names) if names is not None else [f"x{j}" for j in range(d)]
         self.labeler_factors_ = pd.DataFrame(
-            np.mean(factors, axis=0), index=labels.labeler_ids,
+            np.mean(factors, axis=0), index=self._labeler_ids,
             columns=[f"factor_{b}" for b in range(params["n_factors"])],
         )
-        self.labeler_weights_ = pd.DataFrame(np.mean(weights, axis=0), index=labels.labeler_ids,
+        self.labeler_weights_ = pd.DataFrame(np.mean(weights, axis=0), index=self._labeler_ids,
                                              columns=feature_columns)
         self.states_ = [chain.state for chain in chains]
-        return self
+        self._traces = [(chain.trace_gamma, chain.trace_assignments) for chain in chains]
+        self.n_sweeps_ += sweeps
 
     def _margins(self, features):
         """x^T beta_r^s for blocks of tasks: yields (rows, margins of shape (len(rows), S))."""
@@ -301,3 +335,278 @@ class BBMC(LabelPredictor, BaseEstimator):
         """
         check_is_fitted(self, "samples_")
         return super().log_likelihood(labels, X, researcher=researcher)
+
+    # --- active learning (seed 003, §3.5) --------------------------------------------------------------------
+
+    def _check_active(self) -> None:
+        check_is_fitted(self, "states_")
+
+    def _label_matrix(self) -> LabelMatrix:
+        """The labels fitted so far (the fit's and every update's), over every task the model knows."""
+        data = self._data
+        values = sp.csr_matrix((data.sign.astype(np.int8), (data.task, data.labeler)),
+                               shape=(len(self._pool_ids), len(self._labeler_ids)))
+        return LabelMatrix(values, task_ids=self._pool_ids, labeler_ids=self._labeler_ids,
+                           label_mapping=self.label_mapping_)
+
+    def _candidate_labelers(self, labelers) -> list:
+        if isinstance(labelers, str) and labelers in ("researcher", "crowd") and labelers not in self._labeler_ids:
+            if labelers == "researcher":
+                return [self.researcher_]
+            return [l for l in self._labeler_ids if l != self.researcher_]
+        chosen = [labelers] if isinstance(labelers, str) or np.ndim(labelers) == 0 else list(labelers)
+        unknown = [l for l in chosen if l not in self._labeler_ids]
+        if unknown or not chosen:
+            raise ParameterError(
+                f"labelers must be 'researcher', 'crowd' or a list of the fitted labelers' ids, got "
+                f"{_short(unknown) if unknown else 'an empty list'}; known labelers: {_short(list(self._labeler_ids))}."
+            )
+        return list(pd.unique(pd.Series(chosen, dtype=object)))
+
+    def _new_task_features(self, X, task_ids) -> tuple[pd.Index, np.ndarray]:
+        """Features of the tasks in ``task_ids`` the model does not know, from X (indexed by task id)."""
+        unknown = pd.Index(task_ids)[~pd.Index(task_ids).isin(self._pool_ids)].unique()
+        if len(unknown) == 0:
+            return unknown, np.empty((0, self.n_features_in_))
+        if not isinstance(X, pd.DataFrame):
+            raise InputError(
+                f"{len(unknown)} task(s) are new to the model and have no features ({_short(list(unknown))}); "
+                "pass X= as a DataFrame indexed by task id with their feature rows."
+            )
+        absent = unknown[~unknown.isin(X.index)]
+        if len(absent):
+            raise InputError(
+                f"{len(absent)} task(s) new to the model are missing from X ({_short(list(absent))}); add their "
+                "rows to X (indexed by task id)."
+            )
+        if not X.index.is_unique:
+            raise InputError("X's index repeats task ids; give each task one row.")
+        values = self._features(X.loc[unknown])
+        if not np.isfinite(values).all():
+            raise InputError("X has NaN or infinite features for new task(s); impute them or drop those tasks.")
+        return unknown, values
+
+    def _candidate_tasks(self, tasks, X) -> tuple[pd.Index, np.ndarray]:
+        """Candidate task ids and the features of those the model does not know yet."""
+        if tasks is None:
+            return self._pool_ids, np.empty((0, self.n_features_in_))
+        ids = pd.Index([tasks] if isinstance(tasks, str) or np.ndim(tasks) == 0 else list(tasks)).unique()
+        if len(ids) == 0:
+            raise ParameterError("tasks is an empty list; pass task ids, or None for every task the model knows.")
+        _, new_features = self._new_task_features(X, ids)
+        return ids, new_features
+
+    def _candidates(self, labelers, tasks, X) -> pd.DataFrame:
+        """Every (task, labeler) pair not labelled yet: columns task, labeler, row (into the pool and then the
+        new tasks' features), labeler_index."""
+        ids, new_features = self._candidate_tasks(tasks, X)
+        known = self._pool_ids.get_indexer(ids)
+        rows = known.copy()
+        rows[known < 0] = len(self._pool_ids) + np.arange(int((known < 0).sum()))
+        columns = np.array([self._labeler_ids.get_loc(l) for l in labelers], dtype=np.int64)
+        row_grid = np.repeat(rows, columns.size)
+        column_grid = np.tile(columns, rows.size)
+        m = len(self._labeler_ids)
+        labelled = self._data.task * m + self._data.labeler
+        keep = ~np.isin(row_grid * m + column_grid, labelled)
+        frame = pd.DataFrame({
+            "task": np.repeat(np.asarray(ids, dtype=object), columns.size)[keep],
+            "labeler": np.tile(np.asarray(self._labeler_ids[columns], dtype=object), rows.size)[keep],
+            "row": row_grid[keep],
+            "labeler_index": column_grid[keep],
+        })
+        frame.attrs["features"] = np.vstack([self._pool_features, new_features]) if len(new_features) \
+            else self._pool_features
+        return frame
+
+    def suggest(self, n=1, labelers="researcher", tasks=None, X=None) -> pd.DataFrame:
+        """The (task, labeler) pairs whose label is expected to move the researcher's weights the most.
+
+        The expected utility of asking labeler l' about task i' is I = E_y[U], with
+        U = ||E[beta_r] - E[beta_r | y_{i',l'}]||_2 (eq. 3.12) and the expectation over the predictive
+        probabilities of the two labels; E[beta_r | y] is approximated from the running chain by the
+        perturbed-chain approximation (eqs. 3.8-3.13 and the Appendix), with no chain run per pair.
+
+        Parameters
+        ----------
+        n : int, default 1
+            How many pairs to return.
+        labelers : "researcher", "crowd" or list of labeler ids, default "researcher"
+            Who may be asked: the researcher (the seed's experiment), every other labeler, or those named.
+        tasks : list of task ids, optional
+            The candidate tasks. By default every task the model knows: the rows of X given to ``fit``
+            (labelled or not, when X was a DataFrame) and to ``update``. Tasks new to the model need
+            their features in ``X``.
+        X : pandas.DataFrame, optional
+            Features of candidate tasks new to the model, indexed by task id (the fitted columns).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns task, labeler, utility; the best pair first, at most ``n`` rows. A pair already
+            labelled is never a candidate.
+
+        Notes
+        -----
+        Seed 003, §3.5. For each consecutive pair of recent states (gamma^{s-1}, Z^{s-1}) -> gamma^s
+        of every chain, adding the label y to the data perturbs the gamma step (3.10) into (3.11),
+        with Sigma_(i',l') from the Sherman-Morrison formula (3.15); the mean of the perturbed step
+        minus the unperturbed draw gamma^s is Sigma v (E[t' | y] - v^T gamma^s) / (1 + v^T Sigma v)
+        with v = Z_{l'} x_{i'}. Mapping it to beta_r by Z_r and averaging over the draws gives eq.
+        (3.13). Cost: one Cholesky inverse and O(T K^2 d^2) per draw for T candidate tasks, then
+        O(K d + K^2) per candidate pair and draw (compiled, parallel over pairs).
+
+        Choices the seed leaves open, made here:
+
+        - The draws: the last min(1000, sweeps run) consecutive sweeps of every chain (whatever
+          ``thin``), pooled; after :meth:`update` the sweeps of that update.
+        - Inside the expectation (3.13) the new latent t' and the Gaussian noise are integrated out
+          exactly: t' ~ N(x_{i'}^T beta_{l'}^{s-1}, 1) truncated to the side of y (eq. 3.3), so
+          E[t' | y] = m + y phi(m) / Phi(y m). The norm is taken after averaging over the draws.
+        - The predictive probability of y = +1 is the mean over the same draws of Phi(x_{i'}^T beta_{l'}^s)
+          (eq. 3.2 for labeler l').
+        - Ties keep the candidates' order (tasks in the order given or known, labelers in the label
+          matrix's order).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from paucity.crowd import BBMC, LabelMatrix
+        >>> rng = np.random.default_rng(0)
+        >>> X = pd.DataFrame(rng.normal(size=(40, 2)), columns=["a", "b"])
+        >>> rows = [(i, f"w{l}", int(np.sign(X.loc[i, "a"] + 0.3 * rng.normal()))) for i in range(40) for l in range(3)]
+        >>> rows += [(i, "me", int(np.sign(X.loc[i, "a"]))) for i in range(3)]
+        >>> labels = LabelMatrix.from_long(pd.DataFrame(rows, columns=["task", "labeler", "label"]))
+        >>> model = BBMC(n_factors=2, n_burnin=100, n_samples=200, random_state=0).fit(labels, X, researcher="me")
+        >>> best = model.suggest(3)
+        >>> list(best.columns), len(best), bool(best["utility"].is_monotonic_decreasing)
+        (['task', 'labeler', 'utility'], 3, True)
+        """
+        self._check_active()
+        n = check_parameter(n, "n", [Interval(numbers.Integral, 1, None)], owner="BBMC.suggest",
+                            hint="n is the number of pairs to return.")
+        chosen = self._candidate_labelers(labelers)
+        pairs = self._candidates(chosen, tasks, X)
+        if pairs.empty:
+            raise InputError("Every candidate (task, labeler) pair is labelled already; name other tasks or labelers.")
+        scores = self._utility(pairs)
+        order = np.argsort(-scores.utility, kind="stable")[:n]
+        return pd.DataFrame({"task": pairs["task"].to_numpy()[order], "labeler": pairs["labeler"].to_numpy()[order],
+                             "utility": scores.utility[order]})
+
+    def _utility(self, pairs: pd.DataFrame):
+        from .active import expected_utility
+
+        unique_rows, task = np.unique(pairs["row"].to_numpy(), return_inverse=True)
+        return expected_utility(self._data, self._traces, researcher=self._researcher_position,
+                                sigma=float(self.sigma), features=pairs.attrs["features"][unique_rows],
+                                task=task, labeler=pairs["labeler_index"].to_numpy())
+
+    def _subchain_scores(self, pairs: pd.DataFrame, *, n_sweeps: int, rng) -> np.ndarray:
+        """MCMC-ACT's scores of pool pairs: two subordinate chains per pair from the first chain's state."""
+        from .active import subchain_utility
+
+        rows = pairs["row"].to_numpy()
+        labelers = pairs["labeler_index"].to_numpy()
+        gammas, assignments = self._traces[0]
+        betas = assignments[1:] @ gammas[1:]  # (S, m, d)
+        positive = np.array([ndtr(betas[:, l] @ self._pool_features[i]).mean() for i, l in zip(rows, labelers)])
+        baseline = (assignments[1:, self._researcher_position, :, None] * gammas[1:]).sum(axis=1).mean(axis=0)
+        return subchain_utility(self._data, self.states_[0], researcher=self._researcher_position,
+                                alpha=float(self.alpha), sigma=float(self.sigma), baseline=baseline,
+                                positive=positive, task=rows, labeler=labelers, n_sweeps=n_sweeps, rng=rng)
+
+    def update(self, new_labels, X=None, n_sweeps=None):
+        """Add labels and continue the same chains from ``states_`` (no restart, no burn-in).
+
+        Parameters
+        ----------
+        new_labels : LabelMatrix or pandas.DataFrame
+            New labels: a label matrix, or a long table with columns task, labeler, label (label
+            values in the fitted label matrix's words). Labelers must be the fitted ones; tasks may be
+            known or new (new ones need their features in X). A label equal to one already held is
+            ignored; a different one is refused.
+        X : pandas.DataFrame, optional
+            Features of the new tasks, indexed by task id (the fitted columns).
+        n_sweeps : int, optional
+            Sweeps per chain after adding the labels (default ``n_samples``); every ``thin``-th is
+            kept (at most n_sweeps // thin, at least one). 0 adds the labels and runs nothing: the draws
+            stay those of the labels before.
+
+        Returns
+        -------
+        self
+            With ``samples_``, ``coef_``, ``rhat_``, ``labeler_factors_``, ``labeler_weights_`` from the
+            new sweeps only (the posterior given every label so far), ``states_`` and ``n_sweeps_``
+            (sweeps per chain since the start) moved on.
+        """
+        self._check_active()
+        n_sweeps = self.n_samples if n_sweeps is None else n_sweeps
+        n_sweeps = check_parameter(n_sweeps, "n_sweeps", [Interval(numbers.Integral, 0, None)], owner="BBMC.update")
+        table = self._new_label_table(new_labels)
+        new_ids, new_features = self._new_task_features(X, table["task"])
+        pool_ids = self._pool_ids.append(new_ids) if len(new_ids) else self._pool_ids
+        rows = pool_ids.get_indexer(table["task"]).astype(np.int64)
+        columns = self._labeler_ids.get_indexer(table["labeler"]).astype(np.int64)
+        mapping = self.label_mapping_
+        signs = np.array([mapping[v] for v in table["label"]], dtype=np.float64)
+        pairs = pd.DataFrame({"row": rows, "col": columns, "sign": signs}).drop_duplicates()
+        if pairs.duplicated(["row", "col"]).any():
+            raise InputError("new_labels give one (task, labeler) pair both labels; keep one label per pair.")
+        m = len(self._labeler_ids)
+        held = pd.Series(self._data.sign, index=self._data.task * m + self._data.labeler)
+        codes = pairs["row"].to_numpy() * m + pairs["col"].to_numpy()
+        seen = np.isin(codes, held.index.to_numpy())
+        if seen.any():
+            differ = held.loc[codes[seen]].to_numpy() != pairs["sign"].to_numpy()[seen]
+            if differ.any():
+                first = pairs[seen][differ].iloc[0]
+                raise InputError(
+                    f"task {pool_ids[int(first['row'])]!r} by labeler {self._labeler_ids[int(first['col'])]!r} is "
+                    "labelled already with the other label; keep one label per pair."
+                )
+            pairs = pairs[~seen]
+        features = np.vstack([self._pool_features, new_features]) if len(new_features) else self._pool_features
+        data = self._data
+        self._data = prepare(features, np.concatenate([data.task, pairs["row"].to_numpy(np.int64)]),
+                             np.concatenate([data.labeler, pairs["col"].to_numpy(np.int64)]),
+                             np.concatenate([data.sign, pairs["sign"].to_numpy(np.float64)]), m)
+        self._pool_ids, self._pool_features = pool_ids, features
+        if n_sweeps:
+            params = self.get_params()
+            self._run(params, list(self.states_), n_burnin=0, n_samples=n_sweeps,
+                      thin=min(int(params["thin"]), n_sweeps))
+        return self
+
+    def _new_label_table(self, new_labels) -> pd.DataFrame:
+        if isinstance(new_labels, LabelMatrix):
+            table = new_labels.to_long()
+        elif isinstance(new_labels, pd.DataFrame):
+            missing = [c for c in ("task", "labeler", "label") if c not in new_labels.columns]
+            if missing:
+                raise InputError(f"new_labels lacks the column(s) {missing}; give it columns task, labeler, label.")
+            table = new_labels[["task", "labeler", "label"]].reset_index(drop=True)
+        else:
+            raise InputTypeError(
+                f"new_labels must be a LabelMatrix or a DataFrame with columns task, labeler, label, got "
+                f"{type(new_labels).__name__}."
+            )
+        if table.empty:
+            raise InputError("new_labels holds no labels; give at least one.")
+        if table.isna().any(axis=None):
+            raise InputError("new_labels has a missing task, labeler or label; drop or fill those rows.")
+        values = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(table["label"])]
+        unknown = [v for v in values if v not in self.label_mapping_]
+        if unknown:
+            raise InputError(f"new_labels hold value(s) {_short(unknown)} the model was not fitted on; its labels are "
+                             f"{list(self.label_mapping_)}.")
+        absent = [l for l in pd.unique(table["labeler"]) if l not in self._labeler_ids]
+        if absent:
+            raise ParameterError(f"new_labels name labeler(s) {_short(absent)} the model was not fitted on; known "
+                                 f"labelers: {_short(list(self._labeler_ids))}. Refit to add labelers.")
+        return table
+
+
+def _short(values, limit: int = 5) -> str:
+    shown = ", ".join(repr(v) for v in list(values)[:limit])
+    return "[" + shown + (", ..." if len(values) > limit else "") + "]"

@@ -32,6 +32,7 @@ __all__ = [
     "prepare",
     "sample_truncated_normal",
     "sample_latent",
+    "factor_precision",
     "factor_conditional",
     "sample_factors",
     "run_chain",
@@ -104,12 +105,17 @@ class Chain:
     assignment_mean : (m, K) posterior mean of Z over the kept draws.
     weight_mean : (m, d) posterior mean of every labeler's beta_l.
     state : the chain's last state (to continue it).
+    trace_gamma : (T + 1, K, d) the factors gamma of the last T + 1 consecutive states, oldest first
+        (the state before the last T sweeps, then each sweep's), for active learning (§3.5).
+    trace_assignments : (T + 1, m, K) the matching Z.
     """
 
     beta: np.ndarray
     assignment_mean: np.ndarray
     weight_mean: np.ndarray
     state: ChainState
+    trace_gamma: np.ndarray | None = None
+    trace_assignments: np.ndarray | None = None
 
 
 def sample_truncated_normal(mean, uniforms):
@@ -132,6 +138,21 @@ def sample_latent(data: LabelData, gamma, Z, rng) -> np.ndarray:
     return data.sign * sample_truncated_normal(data.sign * mean, uniforms)
 
 
+def factor_precision(data: LabelData, Z, sigma: float) -> np.ndarray:
+    """Eq. (3.5): the precision Sigma^{-1} = I / sigma^2 + sum_{(i,l)} Z_l x_i x_i^T Z_l^T of gamma given Z and T.
+
+    Assembled labeler by labeler: sum_l (z_l z_l^T) kron G_l, with G_l the Gram matrix of labeler l's
+    tasks; a (K d, K d) array whose block (b, b') multiplies gamma_b and gamma_b'.
+    """
+    m, K = Z.shape
+    d = data.X.shape[1]
+    pair = (Z[:, :, None] * Z[:, None, :]).reshape(m, K * K)
+    blocks = (pair.T @ data.gram.reshape(m, d * d)).reshape(K, K, d, d)
+    precision = blocks.transpose(0, 2, 1, 3).reshape(K * d, K * d)
+    precision[np.diag_indices_from(precision)] += 1.0 / sigma**2
+    return precision
+
+
 def factor_conditional(data: LabelData, Z, t, sigma: float):
     """Eqs. (3.4)-(3.5): the Gaussian law of gamma given Z and T.
 
@@ -145,12 +166,9 @@ def factor_conditional(data: LabelData, Z, t, sigma: float):
     The precision is assembled labeler by labeler: sum_l (z_l z_l^T) kron G_l,
     with G_l the Gram matrix of labeler l's tasks.
     """
-    m, K = Z.shape
+    K = Z.shape[1]
     d = data.X.shape[1]
-    pair = (Z[:, :, None] * Z[:, None, :]).reshape(m, K * K)
-    blocks = (pair.T @ data.gram.reshape(m, d * d)).reshape(K, K, d, d)
-    precision = blocks.transpose(0, 2, 1, 3).reshape(K * d, K * d)
-    precision[np.diag_indices_from(precision)] += 1.0 / sigma**2
+    precision = factor_precision(data, Z, sigma)
     h = np.asarray(data.by_labeler @ (data.features * t[:, None]))  # (m, d): sum_i x_i t_{i,l}
     rhs = (Z.T @ h).reshape(K * d)
     cholesky = np.linalg.cholesky(precision)
@@ -193,7 +211,7 @@ def sweep(data: LabelData, state: ChainState, *, alpha: float, sigma: float, rng
 
 def run_chain(data: LabelData, *, researcher: int, n_factors: int, alpha: float, sigma: float, n_burnin: int,
               n_samples: int, thin: int, rng, state: ChainState | None = None, fixed_assignments=None,
-              bar=None) -> Chain:
+              bar=None, n_trace: int = 0) -> Chain:
     """Run one chain: ``n_burnin`` sweeps discarded, then ``n_samples`` sweeps of which every ``thin``-th is kept.
 
     Parameters
@@ -210,6 +228,9 @@ def run_chain(data: LabelData, *, researcher: int, n_factors: int, alpha: float,
         Hold Z at this value (no Z step): the model with known sharing.
     bar : object with ``advance(n)``, optional
         Told the number of sweeps done.
+    n_trace : int, default 0
+        Keep gamma and Z of the last ``min(n_trace, n_samples)`` sweeps and of the state before them
+        (consecutive states, whatever ``thin``), in ``Chain.trace_gamma`` and ``Chain.trace_assignments``.
 
     Returns
     -------
@@ -225,8 +246,18 @@ def run_chain(data: LabelData, *, researcher: int, n_factors: int, alpha: float,
     z_sum = np.zeros_like(state.Z)
     weight_sum = np.zeros((data.n_labelers, d))
     since = 0
-    for step in range(n_burnin + n_samples):
+    total = n_burnin + n_samples
+    traced = min(n_trace, n_samples)
+    trace_gamma = np.empty((traced + 1,) + state.gamma.shape) if traced else None
+    trace_assignments = np.empty((traced + 1,) + state.Z.shape) if traced else None
+    first_traced = total - traced  # the step whose resulting state is the trace's second entry
+    if traced and first_traced == 0:
+        trace_gamma[0], trace_assignments[0] = state.gamma, state.Z
+    for step in range(total):
         state = sweep(data, state, alpha=alpha, sigma=sigma, rng=rng, fix_assignments=fix, scratch=scratch)
+        if traced and step >= first_traced - 1:
+            slot = step - first_traced + 1
+            trace_gamma[slot], trace_assignments[slot] = state.gamma, state.Z
         after = step - n_burnin
         if after >= 0 and (after + 1) % thin == 0 and after // thin < kept:
             row = after // thin
@@ -240,4 +271,4 @@ def run_chain(data: LabelData, *, researcher: int, n_factors: int, alpha: float,
     if bar is not None and since:
         bar.advance(since)
     denominator = max(kept, 1)
-    return Chain(beta, z_sum / denominator, weight_sum / denominator, state)
+    return Chain(beta, z_sum / denominator, weight_sum / denominator, state, trace_gamma, trace_assignments)
