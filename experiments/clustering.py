@@ -227,10 +227,19 @@ def _log(message: str, progress: bool) -> None:
 
 
 def _map(fn, tasks, jobs: int):
+    """``fn(*task)`` for every task, yielded in order as they finish."""
     if jobs <= 1:
-        return [fn(*t) for t in tasks]
+        for t in tasks:
+            yield fn(*t)
+        return
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(fn, *zip(*tasks)))
+        yield from pool.map(fn, *zip(*tasks))
+
+
+def _checkpoint(rows: list, path) -> None:
+    """The per-run rows so far (the tasks run one whole run after another, so a stopped run keeps its complete runs)."""
+    if path is not None:
+        _table(pd.DataFrame(rows), path)
 
 
 # -- the error curves (Figures 2.2 and 2.3) ---------------------------------------------------------
@@ -267,18 +276,26 @@ def _curve_task(W, method, budget, grid, random_state, key):
     return key, method, error_curve(W, method, budget, grid, random_state)
 
 
-def curves(matrices: dict, settings: dict, *, seed=SEED, jobs: int = 2, progress=True) -> pd.DataFrame:
-    """Every method's error curve on every matrix, ``settings['runs']`` runs each; one row per (matrix, method, run, fraction)."""
+def curves(matrices: dict, settings: dict, *, seed=SEED, jobs: int = 2, progress=True,
+           checkpoint=None) -> pd.DataFrame:
+    """Every method's error curve on every matrix, ``settings['runs']`` runs each; one row per (matrix, method, run, fraction).
+
+    Run r of every matrix and method comes before run r + 1, and run r's seeds do not depend on the
+    number of runs, so the first r runs of a longer experiment are those of ``--runs r``. With
+    ``checkpoint`` (a path) the rows so far are written there after every curve.
+    """
     grid, runs = settings["grid"], settings["runs"]
+    states = {key: _seeds([seed, k], runs) for k, key in enumerate(matrices)}
     tasks = []
-    for k, (key, W) in enumerate(matrices.items()):
-        for r, state in enumerate(_seeds([seed, k], runs)):
+    for r in range(runs):
+        for key, W in matrices.items():
             for method in METHODS:
-                tasks.append((W, method, settings["budget"], grid, state, (key, r)))
+                tasks.append((W, method, settings["budget"], grid, states[key][r], (key, r)))
     _log(f"{len(tasks)} runs on {jobs} processes", progress)
     rows = []
     for (key, r), method, errors in _map(_curve_task, tasks, jobs):
         rows += [{"data": key, "method": method, "run": r, "fraction": f, "error": e} for f, e in zip(grid, errors)]
+        _checkpoint(rows, checkpoint)
     return pd.DataFrame(rows)
 
 
@@ -540,7 +557,8 @@ def cost_to_reach(summary: pd.DataFrame, target: float = COST_TARGET, price: flo
     A panel's x counts answers in units of n(n−1)/2 (in (a) three per median), so the cost is
     ``x · n(n−1)/2 · price / 3`` with ``price`` per median of three answers (the seed's US$0.045),
     that is US$0.015 per answer. ``reached`` is False when no x of the run's budget gets there; the cost
-    is then that of the whole budget (written ">$X").
+    is then that of the whole budget (written ">$X"). ``x_stays`` and ``cost_stays_usd``: the first x
+    from which the mean error stays at most ``target`` to the end of the budget (NaN if it never does).
     """
     rows = []
     for (panel, method), part in summary.groupby(["panel", "method"], sort=False):
@@ -549,12 +567,18 @@ def cost_to_reach(summary: pd.DataFrame, target: float = COST_TARGET, price: flo
         reached = len(below) > 0
         x = float(below["x"].iloc[0]) if reached else float(part["x"].max())
         stays = bool(reached and (part.loc[part["x"] >= x, "error_mean"] <= target).all())
+        ordered = part.sort_values("x")
+        above = ordered.loc[ordered["error_mean"] > target, "x"]
+        after = ordered.loc[ordered["x"] > above.max(), "x"] if len(above) else ordered["x"]
+        x_stays = float(after.min()) if len(after) else float("nan")
         rows.append({"panel": panel, "method": method, "target": target, "reached": reached, "x": x,
-                     "cost_usd": x * total * price / 3, "stays_below": stays, "runs": int(part["runs"].min())})
+                     "cost_usd": x * total * price / 3, "stays_below": stays, "x_stays": x_stays,
+                     "cost_stays_usd": x_stays * total * price / 3, "runs": int(part["runs"].min())})
     return pd.DataFrame(rows)
 
 
-def run_fig2_5(*, runs=None, quick=False, seed=SEED, jobs=2, figures=FIGURES, results=RESULTS, progress=True):
+def run_fig2_5(*, runs=None, quick=False, seed=SEED, jobs=2, figures=FIGURES, results=RESULTS, progress=True,
+               checkpoint=None):
     settings = dict(QUICK_FIG2_5 if quick else FIG2_5)
     if runs:
         settings["runs"] = runs
@@ -567,18 +591,26 @@ def run_fig2_5(*, runs=None, quick=False, seed=SEED, jobs=2, figures=FIGURES, re
                "c": int(round(fractions["c"] * total))}
     grids = {p: np.round(np.arange(0, fractions[p] + 1e-9, settings["step"] * (1 if p != "c" else 0.5)), 4)
              for p in "abc"}
+    states = {panel: _seeds([seed, 25, k], settings["runs"]) for k, panel in enumerate("abc")}
     tasks = []
-    for k, panel in enumerate("abc"):
-        for r, state in enumerate(_seeds([seed, 25, k], settings["runs"])):
+    for r in range(settings["runs"]):  # whole runs one after another, as in curves()
+        for panel in "abc":
             for method in METHODS:
-                tasks.append((median, answers, panel, method, budgets[panel], grids[panel], state, reference, r))
+                tasks.append((median, answers, panel, method, budgets[panel], grids[panel], states[panel][r],
+                              reference, r))
     _log(f"{len(tasks)} runs on {jobs} processes; reference vs rooms: "
          f"{misclustering_error(reference, rooms):.3f}", progress)
     rows = []
     for panel, method, r, errors in _map(_crowd_task, tasks, jobs):
         rows += [{"panel": panel, "method": method, "run": r, "x": x, "error": e}
                  for x, e in zip(grids[panel], errors)]
-    table = pd.DataFrame(rows)
+        _checkpoint(rows, checkpoint)
+    return finish_fig2_5(pd.DataFrame(rows), n_points, figures=figures, results=results)
+
+
+def finish_fig2_5(table: pd.DataFrame, n_points: int = PHOTOS_N, *, figures=FIGURES, results=RESULTS):
+    """Figure 2.5's summary, Table 2.2 and the figure from the per-run rows (``--checkpoint``'s file)."""
+    total = n_points * (n_points - 1) // 2
     g = table.groupby(["panel", "method", "x"], sort=False)["error"]
     summary = g.agg(error_mean="mean", error_std="std", runs="count").reset_index()
     summary["error_se"] = summary["error_std"] / np.sqrt(summary["runs"])
@@ -603,7 +635,8 @@ def run_tune_width(*, results=RESULTS, progress=True) -> pd.DataFrame:
     return table
 
 
-def run_fig2_2(*, runs=None, quick=False, seed=SEED, jobs=2, figures=FIGURES, results=RESULTS, progress=True):
+def run_fig2_2(*, runs=None, quick=False, seed=SEED, jobs=2, figures=FIGURES, results=RESULTS, progress=True,
+               checkpoint=None):
     settings = dict(QUICK_FIG2_2 if quick else FIG2_2)
     if runs:
         settings["runs"] = runs
@@ -613,7 +646,7 @@ def run_fig2_2(*, runs=None, quick=False, seed=SEED, jobs=2, figures=FIGURES, re
         X, _ = two_gaussians(sep, np.random.default_rng([seed, int(sep * 10)]), n_points)
         matrices[f"separation {sep:g}"] = rbf_similarities(X)
         titles[f"separation {sep:g}"] = f"means {sep:g} sd apart, n = {n_points}"
-    table = curves(matrices, settings, seed=seed, jobs=jobs, progress=progress)
+    table = curves(matrices, settings, seed=seed, jobs=jobs, progress=progress, checkpoint=checkpoint)
     summary = summarize(table)
     _table(summary, Path(results) / "clustering_fig2_2.csv")
     plot_curves(summary, Path(figures) / "clustering_fig2_2.png", titles)
@@ -694,6 +727,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="small data, grids and few runs, for a check in seconds")
     p.add_argument("--seed", type=int, default=SEED, help="seed of all random draws (default 0)")
     p.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
+    p.add_argument("--checkpoint", type=Path, default=None,
+                   help="fig2_2, fig2_5: write every run's curves so far to this CSV after each curve")
     p.add_argument("--figures-dir", type=Path, default=FIGURES, help="where the PNG files go (default docs/figures)")
     p.add_argument("--results-dir", type=Path, default=RESULTS,
                    help="where the CSV files go (default experiments/results)")
@@ -706,8 +741,9 @@ def main(argv=None) -> int:
     names = COMMANDS if args.experiment == "all" else (args.experiment,)
     for name in names:
         started = time.perf_counter()
+        extra = {"checkpoint": args.checkpoint} if args.checkpoint and name in ("fig2_2", "fig2_5") else {}
         run(name, runs=args.runs, quick=args.quick, seed=args.seed, jobs=args.jobs, figures=args.figures_dir,
-            results=args.results_dir)
+            results=args.results_dir, **extra)
         print(f"{name}: {time.perf_counter() - started:.1f}s", flush=True)
     return 0
 

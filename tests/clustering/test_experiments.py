@@ -133,9 +133,10 @@ def test_cost_to_reach_reads_the_first_crossing(cx):
     never = summary.assign(method="S&T", error_mean=0.3)
     costs = cx.cost_to_reach(pd.concat([summary, never]))
     iu, st = costs.iloc[0], costs.iloc[1]
-    assert iu["reached"] and iu["x"] == 0.5 and not iu["stays_below"]
+    assert iu["reached"] and iu["x"] == 0.5 and not iu["stays_below"] and iu["x_stays"] == 1.5
     assert iu["cost_usd"] == pytest.approx(0.5 * 4950 * 0.015)  # US$0.015 per answer
-    assert not st["reached"] and st["cost_usd"] == pytest.approx(1.5 * 4950 * 0.015)
+    assert iu["cost_stays_usd"] == pytest.approx(1.5 * 4950 * 0.015)
+    assert not st["reached"] and st["cost_usd"] == pytest.approx(1.5 * 4950 * 0.015) and np.isnan(st["x_stays"])
 
 
 # -- slow: the seed's claims --------------------------------------------------------------------------
@@ -152,3 +153,20 @@ def test_iu_red_beats_s_and_t_on_well_separated_gaussians(cx):
              for method in ("IU-RED", "S&T")}
     assert means["IU-RED"] < 0.05
     assert means["S&T"] > means["IU-RED"] + 0.02
+
+
+@pytest.mark.slow
+def test_iu_red_reaches_the_cost_target_far_sooner_than_s_and_t_on_the_simulated_crowd(cx):
+    """Table 2.2 (a): "IU-RED is at least 4 times cheaper than S&T".
+
+    The stand-in of Figure 2.5 (a) (median matrix of the simulated crowd), the first two of its runs, up
+    to one answer per pair (a third of the medians): IU-RED stays near the 0.05 target, S&T does not.
+    """
+    W, answers, median, _ = cx.photos_stand_in(cx.SEED)
+    reference = spectral_bisection(median)
+    grid = np.round(np.arange(0.5, 1.0 + 1e-9, 0.025), 4)
+    states = cx._seeds([cx.SEED, 25, 0], 2)
+    means = {method: np.mean([cx.crowd_curve(median, answers, "a", method, 4950 // 3, grid, state, reference)
+                              for state in states]) for method in ("IU-RED", "S&T")}
+    assert means["IU-RED"] < 0.05
+    assert means["S&T"] > 0.1 and means["S&T"] > means["IU-RED"] + 0.05
