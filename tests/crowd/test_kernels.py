@@ -41,3 +41,14 @@ def test_assignment_sweep_matches_the_entry_by_entry_reference(seed):
     sample_assignments(got, projections, data.task, data.sign, data.pointer, math.log(alpha / K), uniforms,
                        np.empty((3, data.task.size)))
     np.testing.assert_array_equal(got, expected)
+
+
+def test_truncated_means_match_scipy_in_both_tails():
+    from scipy.stats import truncnorm
+
+    from paucity.crowd._kernels import _truncated_means
+
+    for mean in [-30.0, -8.0, -5.0, -4.999, -1.0, 0.0, 0.3, 4.999, 5.0, 8.0, 30.0]:
+        low, high = _truncated_means(mean)
+        assert low == pytest.approx(truncnorm.mean(-np.inf, -mean, loc=mean), rel=1e-9, abs=1e-9)
+        assert high == pytest.approx(truncnorm.mean(-mean, np.inf, loc=mean), rel=1e-9, abs=1e-9)

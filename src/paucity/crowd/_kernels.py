@@ -89,14 +89,23 @@ def sample_assignments(Z, projections, task, sign, pointer, log_prior_weight, un
 
 
 @numba.njit(cache=True)
-def _truncated_mean(mean: float, sign: float) -> float:
-    """E[t] for t ~ N(mean, 1) truncated to the side of 0 that ``sign`` says: mean + sign phi(mean) / Phi(sign mean)."""
-    log_phi = -0.5 * mean * mean - _LOG_SQRT_2PI
-    return mean + sign * math.exp(log_phi - log_ndtr(sign * mean))
+def _truncated_means(mean: float):
+    """E[t] for t ~ N(mean, 1) truncated below 0 and above 0: mean -/+ phi(mean) / Phi(-/+ mean).
+
+    Two erfc and one exp inside |mean| < 5; beyond, log Phi keeps the far tail accurate.
+    """
+    if -5.0 < mean < 5.0:
+        density = math.exp(-0.5 * mean * mean - _LOG_SQRT_2PI)
+        below = 0.5 * math.erfc(mean * _SQRT_HALF)  # Phi(-mean)
+        above = 0.5 * math.erfc(-mean * _SQRT_HALF)  # Phi(mean)
+        return mean - density / below, mean + density / above
+    log_density = -0.5 * mean * mean - _LOG_SQRT_2PI
+    return (mean - math.exp(log_density - log_ndtr(-mean)), mean + math.exp(log_density - log_ndtr(mean)))
 
 
 @numba.njit(cache=True, parallel=True)
-def accumulate_shifts(task, labeler, assignments, reach, curvature, previous_margins, new_margins, shift):
+def accumulate_shifts(task, labeler, assignments, reach, curvature, previous_margins, new_margins, current_margins,
+                      shift, positive):
     """Add one draw's term of eq. (3.13) for every candidate (task, labeler) pair, both label values, in place.
 
     Parameters
@@ -108,7 +117,9 @@ def accumulate_shifts(task, labeler, assignments, reach, curvature, previous_mar
     curvature : float64 (T, K, K), x_i^T Sigma_{b,b'} x_i, so that x_i^T Z_l^T Sigma Z_l x_i = z_l^T curvature[i] z_l.
     previous_margins : float64 (T, m), x_i^T beta_l^{s-1} (the mean of the new latent t, eq. 3.3).
     new_margins : float64 (T, m), x_i^T Z_l^{s-1 T} gamma^s.
+    current_margins : float64 (T, m), x_i^T beta_l^s.
     shift : float64 (C, 2, d), accumulates E[beta_r | y] - E[beta_r] for y = -1 (slot 0) and +1 (slot 1).
+    positive : float64 (C,), accumulates Phi(x_i^T beta_l^s), the predictive probability of y = +1.
 
     Per pair the term is Z_r^T Sigma v (E[t' | y] - v^T gamma^s) / (1 + v^T Sigma v), v = Z_l x_i: the mean
     of the perturbed step (3.11) minus the unperturbed draw, with Sherman-Morrison's Sigma_(i',l') v =
@@ -129,8 +140,10 @@ def accumulate_shifts(task, labeler, assignments, reach, curvature, previous_mar
                 quad += zb * assignments[l, b2] * curvature[i, b, b2]
         mean = previous_margins[i, l]
         base = new_margins[i, l]
-        minus = (_truncated_mean(mean, -1.0) - base) / (1.0 + quad)
-        plus = (_truncated_mean(mean, 1.0) - base) / (1.0 + quad)
+        low, high = _truncated_means(mean)
+        minus = (low - base) / (1.0 + quad)
+        plus = (high - base) / (1.0 + quad)
+        positive[c] += 0.5 * math.erfc(-current_margins[i, l] * _SQRT_HALF)
         for f in range(d):
             u = 0.0
             for b in range(K):

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.linalg import cho_factor, cho_solve
-from scipy.special import ndtr
 
 from .._errors import InputError
 from .._progress import progress_bar
@@ -110,9 +109,8 @@ def expected_utility(data: LabelData, traces, *, researcher: int, sigma: float, 
             reach = np.ascontiguousarray(np.einsum("icbf,b->icf", blocks, Z[researcher]))
             previous = np.ascontiguousarray(features @ (Z @ gammas[s - 1]).T)
             new = np.ascontiguousarray(features @ (Z @ gammas[s]).T)
-            accumulate_shifts(task, labeler, Z, reach, curvature, previous, new, shift)
-            current = features @ (assignments[s] @ gammas[s]).T
-            positive += ndtr(current[task, labeler])
+            current = np.ascontiguousarray(features @ (assignments[s] @ gammas[s]).T)
+            accumulate_shifts(task, labeler, Z, reach, curvature, previous, new, current, shift, positive)
             count += 1
     shift /= max(count, 1)
     positive /= max(count, 1)

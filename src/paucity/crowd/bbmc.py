@@ -109,7 +109,9 @@ class BBMC(LabelPredictor, BaseEstimator):
     labeler_weights_ : pandas.DataFrame (labelers x features)
         Posterior mean of every labeler's beta_l.
     states_ : list of ChainState
-        Each chain's last state (gamma, Z, t), where a continued run would start.
+        Each chain's last state (gamma, Z, t), where :meth:`update` continues.
+    n_sweeps_ : int
+        Gibbs sweeps run per chain so far (burn-in, samples and every update).
     classes_ : numpy.ndarray
         The negative and the positive label value, in the label matrix's words.
     label_mapping_ : dict
@@ -151,10 +153,18 @@ class BBMC(LabelPredictor, BaseEstimator):
     - R-hat is the classic split-R-hat (Gelman et al., BDA3), one chain
       giving two halves.
 
-    Tasks without labels add nothing to the fit; tasks of X the label matrix
-    does not hold are ignored. Memory: the kept draws (n_chains x n_samples //
+    Tasks without labels add nothing to the fit; the rows of a DataFrame X
+    that the label matrix does not hold (with finite features) are kept as
+    candidates for active learning (:meth:`suggest`). Memory: the kept draws (n_chains x n_samples //
     thin x n_features floats); a sweep costs O(N K d + m K^2 d^2 + (K d)^3)
-    for N labels and m labelers.
+    for N labels and m labelers. For active learning each chain also keeps its
+    last min(1000, sweeps) consecutive states (gamma and Z).
+
+    **Active learning** (§3.5): :meth:`suggest` ranks (task, labeler) pairs
+    by the expected shift of the posterior mean of beta_r that their label
+    would cause, approximated from the running chain; :meth:`update` adds
+    labels and continues the same chains; :func:`paucity.crowd.active_loop`
+    alternates the two as the seed's experiment does.
 
     Examples
     --------
