@@ -300,3 +300,18 @@ def test_active_loop_with_recorded_answers_and_bad_input():
     partial = LabelMatrix.from_long(answers.iloc[:5], positive="yes")
     with pytest.raises(InputError, match="oracle's label matrix"):
         active_loop(model, partial, n_queries=5, strategy="rand", random_state=0, tasks=list(features.index[5:]))
+
+
+def test_mcmc_act_subchains_see_the_candidate_label(fitted):
+    """MCMC-ACT's subordinate chains carry the appended label: with long enough subchains a far-out task scores
+    above a task at the origin (whose label cannot move beta_r), as the perturbed-chain score says."""
+    model, _, _ = fitted
+    new = pd.DataFrame([[3.0, -2.0], [0.0, 0.0]], index=["far", "origin"], columns=["a", "b"])
+    model = copy.deepcopy(model)
+    model.update(pd.DataFrame({"task": ["far"], "labeler": ["w0"], "label": ["yes"]}), X=new, n_sweeps=0)
+    model.update(pd.DataFrame({"task": ["origin"], "labeler": ["w0"], "label": ["yes"]}), X=new, n_sweeps=1000)
+    pairs = model._candidates(["me"], ["far", "origin"], None)
+    scores = model._subchain_scores(pairs, n_sweeps=300, rng=np.random.default_rng(0))
+    exact_zero = model._utility(pairs).utility
+    assert exact_zero[1] == 0.0 and exact_zero[0] > 0.0  # x = 0 carries no information about beta_r
+    assert scores[0] > 2 * scores[1], scores

@@ -464,7 +464,8 @@ class BBMC(LabelPredictor, BaseEstimator):
         minus the unperturbed draw gamma^s is Sigma v (E[t' | y] - v^T gamma^s) / (1 + v^T Sigma v)
         with v = Z_{l'} x_{i'}. Mapping it to beta_r by Z_r and averaging over the draws gives eq.
         (3.13). Cost: one Cholesky inverse and O(T K^2 d^2) per draw for T candidate tasks, then
-        O(K d + K^2) per candidate pair and draw (compiled, parallel over pairs).
+        O(K d + K^2) per candidate pair and draw (compiled, parallel over pairs). Memory: 2 d + 1
+        floats per candidate pair, and O(T (K^2 d + m)) per draw.
 
         Choices the seed leaves open, made here:
 
