@@ -244,8 +244,8 @@ def active_loop(model, oracle, n_queries=100, every=200, *, strategy="bbmc", lab
         Gibbs sweeps per chain between queries.
     strategy : {"bbmc", "rand", "dis", "gold", "cons", "mcmc"}, default "bbmc"
         The seed's BBMC-ACT (largest approximate expected utility, :meth:`BBMC.suggest`), RAND-ACT
-        (a random candidate pair, our model), DIS-ACT (a task with the most labeler disagreement, ties
-        at random, for the first labeler named), GOLD-ACT and CONS-ACT (random pairs; at the end a
+        (a random candidate pair, our model), DIS-ACT (a pair whose task has the most disagreement
+        among the crowd's labels, :func:`disagreement`; ties at random), GOLD-ACT and CONS-ACT (random pairs; at the end a
         logistic regression on the gold labels, or on the majority vote with the acquired labels
         taking part, instead of BBMC, whose chains are not run), MCMC-ACT (two subordinate chains of
         ``n_subchain_sweeps`` sweeps per candidate and label value, :func:`subchain_utility`; slow).
@@ -265,7 +265,21 @@ def active_loop(model, oracle, n_queries=100, every=200, *, strategy="bbmc", lab
 
     Examples
     --------
-    See the user guide (docs/crowd.md), "Active learning".
+    The researcher labelled three tasks; she answers two more, chosen by BBMC-ACT.
+
+    >>> import numpy as np, pandas as pd
+    >>> from paucity.crowd import BBMC, LabelMatrix, active_loop
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame(rng.normal(size=(30, 2)), columns=["a", "b"])
+    >>> rows = [(i, f"w{l}", int(np.sign(X.loc[i, "a"] + 0.3 * rng.normal()))) for i in range(30) for l in range(3)]
+    >>> rows += [(i, "me", int(np.sign(X.loc[i, "a"]))) for i in range(3)]
+    >>> labels = LabelMatrix.from_long(pd.DataFrame(rows, columns=["task", "labeler", "label"]))
+    >>> model = BBMC(n_factors=2, n_burnin=100, n_samples=100, random_state=0).fit(labels, X, researcher="me")
+    >>> def researcher(task, labeler):
+    ...     return int(np.sign(X.loc[task, "a"]))
+    >>> result = active_loop(model, researcher, n_queries=2, every=20, random_state=0)
+    >>> list(result.queries.columns), len(result.queries), result.labels.n_labels - labels.n_labels
+    (['round', 'task', 'labeler', 'label', 'utility'], 2, 2)
     """
     from .baselines import CONS, GOLD
     from .bbmc import BBMC
@@ -305,12 +319,10 @@ def active_loop(model, oracle, n_queries=100, every=200, *, strategy="bbmc", lab
             elif strategy == "dis":
                 current = model._label_matrix()
                 score = pd.Series(disagreement(current, exclude=model.researcher_), index=current.task_ids)
-                first = chosen_labelers[0]
-                own = pairs[pairs["labeler"] == first] if (pairs["labeler"] == first).any() else pairs
-                values = score.reindex(own["task"]).to_numpy()
+                values = score.reindex(pairs["task"]).to_numpy()
                 top = np.flatnonzero(values == values.max())
                 pick = int(rng.choice(top))
-                task, labeler, utility = own["task"].iloc[pick], own["labeler"].iloc[pick], float(values[pick])
+                task, labeler, utility = pairs["task"].iloc[pick], pairs["labeler"].iloc[pick], float(values[pick])
             else:
                 pick = int(rng.integers(len(pairs)))
                 task, labeler = pairs["task"].iloc[pick], pairs["labeler"].iloc[pick]
