@@ -10,7 +10,7 @@ import pytest
 from paucity.clustering import ActiveSpectralClustering, BetaNoise, MatrixOracle, spectral
 from paucity.clustering.scores import iu_red_direction, nearest_to_boundary
 from paucity.clustering.spectral import components, fiedler_of
-from paucity.clustering.tracking import ComponentTracker, FiedlerTracker
+from paucity.clustering.tracking import ComponentTracker, FiedlerTracker, ShiftInvertTracker
 
 
 def clustered(n, seed):
@@ -75,6 +75,48 @@ def test_tracker_on_two_components():
     np.testing.assert_allclose(tracker.fiedler(1).vector, fiedler_of(W, dense_max=1000).vector, atol=1e-8)
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_shift_invert_tracker_follows_the_dense_answer_through_batches_of_changes(seed):
+    """From a path through batches of 12 changes, some of them decreases (medians of repeats that went down)."""
+    rng = np.random.default_rng(seed)
+    W_full = clustered(70, seed)
+    W = spanning_path(W_full, rng)
+    tracker = ShiftInvertTracker(70)
+    for update in range(25):
+        assert not tracker.ready  # every update starts from the current matrix
+        tracker.refresh(W)
+        fiedler = tracker.fiedler(1)
+        assert fiedler is not None, f"update {update}: the fast path gave up"
+        dense = fiedler_of(W, dense_max=1000)
+        assert fiedler.value == pytest.approx(dense.value, rel=1e-9, abs=1e-13)
+        np.testing.assert_allclose(fiedler.vector, dense.vector, atol=1e-7)
+        assert tracker.shift < fiedler.value  # the factorization certified it
+        k = nearest_to_boundary(fiedler.vector)
+        assert k == nearest_to_boundary(dense.vector)
+        g, expected = tracker.direction(k), iu_red_direction(W, dense, dense_max=1000).g
+        # to round-off relative to g's largest entries (the ones that decide the pair; g reaches 1e6 on a path)
+        np.testing.assert_allclose(g, expected, rtol=1e-6, atol=1e-9 * np.abs(expected).max())
+        for _ in range(12):
+            i, j = rng.choice(70, 2, replace=False)
+            new = W[i, j] * 0.3 if (W[i, j] > 0 and rng.random() < 0.3) else W_full[i, j]
+            W[i, j] = W[j, i] = new
+
+
+def test_shift_invert_tracker_on_two_components():
+    W_full = clustered(66, 2)
+    W = W_full.copy()
+    W[:33, 33:] = W[33:, :33] = 0.0
+    tracker = ShiftInvertTracker(66)
+    tracker.refresh(W)
+    fiedler = tracker.fiedler(2)
+    dense = fiedler_of(W, dense_max=1000)
+    assert abs(fiedler.value) < 1e-12 and fiedler.defined
+    np.testing.assert_allclose(fiedler.vector, dense.vector, atol=1e-9)
+    W[0, 40] = W[40, 0] = 0.01  # the bridge that joins them
+    tracker.refresh(W)
+    np.testing.assert_allclose(tracker.fiedler(1).vector, fiedler_of(W, dense_max=1000).vector, atol=1e-8)
+
+
 def test_component_tracker_matches_scipy_when_similarities_appear_and_vanish():
     rng = np.random.default_rng(3)
     n = 30
@@ -99,8 +141,10 @@ def test_component_tracker_matches_scipy_when_similarities_appear_and_vanish():
         dict(strategy="random", budget=150),
         dict(strategy="iu_red", budget=170, repeats=2, noise=True),
         dict(strategy="iu_red", budget=150, n_clusters=3),
+        dict(strategy="iu_red", budget=600, batch_size=10),
+        dict(strategy="iu_red", budget=500, batch_size=8, interleave=True, repeats=2, noise=True),
     ],
-    ids=["iu-red", "batches", "random", "repeats", "three-clusters"],
+    ids=["iu-red", "batches", "random", "repeats", "three-clusters", "shift-invert", "shift-invert-repeats"],
 )
 def test_the_tracker_makes_the_dense_paths_choices(monkeypatch, params):
     """Above 64 items the loop runs on the tracker; forcing the dense path gives the same queries and labels."""

@@ -21,9 +21,15 @@ from .scores import iu_red_direction, nearest_to_boundary, shamir_tishby_dense
 from .selection import choose_pairs
 from .spectral import FiedlerVector, fiedler_of, recursive_bisection, tie_break_vector
 from .store import MeasurementStore
-from .tracking import ComponentTracker, FiedlerTracker
+from .tracking import ComponentTracker, FiedlerTracker, ShiftInvertTracker
 
 __all__ = ["ActiveSpectralClustering"]
+
+#: From this batch size on, each update factors the shifted Laplacian (:class:`ShiftInvertTracker`) instead of
+#: adding the batch to a low-rank term on a stored eigendecomposition (:class:`FiedlerTracker`).
+SHIFT_INVERT_BATCH = 8
+#: From this many items on, the batch path's factorizations and products use every BLAS thread.
+THREADED_ITEMS = 1000
 
 
 class ActiveSpectralClustering(BaseEstimator):
@@ -120,14 +126,20 @@ class ActiveSpectralClustering(BaseEstimator):
     the largest component from the rest. (A repeated λ̂₂ in a connected graph,
     a symmetry of Ŵ, is handled the same way with any remaining pair.)
 
-    Cost of a step. Up to 64 items, dense eigendecompositions. Above, v̂₂
-    and IU-RED's g come from
-    :class:`~paucity.clustering.tracking.FiedlerTracker`: the spectrum at
-    its last refresh plus the low-rank change of the pairs measured since,
-    solved by warm-started shift-and-invert subspace iteration with the
-    Woodbury identity and checked (residuals, and Sylvester's law of
-    inertia for the eigenvalue count); one dense eigendecomposition every
-    48 changes (or 2 × ``batch_size``), or whenever a check fails. The pairs
+    Cost of a step. Up to 64 items, dense eigendecompositions. Above, with
+    ``batch_size`` below 8, v̂₂ and IU-RED's g come from
+    :class:`~paucity.clustering.tracking.FiedlerTracker`: the spectrum at its
+    last refresh plus the low-rank change of the pairs measured since, solved
+    by warm-started shift-and-invert subspace iteration with the Woodbury
+    identity and checked (residuals, and Sylvester's law of inertia for the
+    eigenvalue count); one dense eigendecomposition every 48 changes (or
+    2 × ``batch_size``), or whenever a check fails. From ``batch_size`` 8 on,
+    :class:`~paucity.clustering.tracking.ShiftInvertTracker`: each update
+    factors the Laplacian shifted just below λ̂₂ (a Cholesky factorization,
+    which certifies the shift is below λ̂₂), then warm-started subspace
+    iteration and preconditioned conjugate gradients for g, checked by their
+    residuals; its cost does not grow with the batch. Problems of 1,000 items
+    or more on that path use every BLAS thread, the others one. The pairs
     are scored in one O(n²) pass. S&T needs every eigenvector: a dense
     eigendecomposition per step, O(n³). Memory: a few n × n matrices.
 
@@ -214,7 +226,7 @@ class ActiveSpectralClustering(BaseEstimator):
         session = self._new_session(params, n_items, reference)
         source = str(getattr(oracle, "name", type(oracle).__name__))
         # many small eigenproblems and solves: BLAS threads only add synchronization
-        with threadpool_limits(1, user_api="blas"), progress_bar(session.budget, f"Active clustering ({params['strategy']})", enabled=params["progress"]) as bar:
+        with threadpool_limits(session.blas_threads, user_api="blas"), progress_bar(session.budget, f"Active clustering ({params['strategy']})", enabled=params["progress"]) as bar:
             bar.advance(min(session.n_measured, session.budget))
             pending = session.pending_pairs()
             if len(pending):  # asked before the interruption: ask again, in the same order
@@ -259,7 +271,7 @@ class ActiveSpectralClustering(BaseEstimator):
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
             raise ParameterError(f"ActiveSpectralClustering.ask: n must be an integer >= 1, got {n!r}.")
         remaining = session.budget - session.n_measured - session.n_pending
-        with threadpool_limits(1, user_api="blas"):
+        with threadpool_limits(session.blas_threads, user_api="blas"):
             pairs = session.ask(min(int(n), remaining)) if remaining > 0 else np.empty((0, 2), dtype=np.int64)
             self._publish(session, recluster=False)
         return pairs
@@ -296,7 +308,7 @@ class ActiveSpectralClustering(BaseEstimator):
         values = check_values(values, len(pairs))
         session.check_asked(pairs)
         session.record(pairs, values, source)
-        with threadpool_limits(1, user_api="blas"):
+        with threadpool_limits(session.blas_threads, user_api="blas"):
             self._publish(session)
         return self
 
@@ -443,7 +455,10 @@ class _Session:
         self.reference = reference
         self.estimates = RunningEstimates(n)
         self.components = ComponentTracker(n)
-        self.tracker = FiedlerTracker(n, max_rank=max(48, 2 * batch_size))
+        if batch_size >= SHIFT_INVERT_BATCH:
+            self.tracker = ShiftInvertTracker(n)
+        else:
+            self.tracker = FiedlerTracker(n, max_rank=max(48, 2 * batch_size))
         self.queries: list[tuple[int, int, float, int]] = []
         self.pending: list[tuple[int, int]] = []
         self.asked = np.zeros((n, n), dtype=np.int32)
@@ -458,6 +473,12 @@ class _Session:
             for i, j in store.pending():
                 self.pending.append((int(i), int(j)))
                 self.asked[i, j] = 1
+
+    @property
+    def blas_threads(self) -> int | None:
+        """1 for the many small solves of most sessions; no limit for the factorizations of large batched ones."""
+        threaded = isinstance(self.tracker, ShiftInvertTracker) and self.n >= THREADED_ITEMS
+        return None if threaded else 1
 
     @property
     def n_measured(self) -> int:

@@ -101,8 +101,13 @@ def laplacian(W):
 
 
 def canonical_sign(v: np.ndarray) -> np.ndarray:
-    """v with its sign fixed: the entry of largest magnitude (the first on ties) is positive."""
-    k = int(np.argmax(np.abs(v)))
+    """v with its sign fixed: the entry of largest magnitude (the first on ties) is positive.
+
+    Magnitudes within a relative 1e-9 of the largest count as ties, so that two
+    computations of the same vector that differ by round-off get the same sign.
+    """
+    magnitude = np.abs(v)
+    k = int(np.argmax(magnitude >= magnitude.max() * (1.0 - 1e-9)))
     return -v if v[k] < 0 else v
 
 
