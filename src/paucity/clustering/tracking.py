@@ -141,11 +141,11 @@ class FiedlerTracker:
         solve = None
         converged = False
         for iteration in range(max_iter + 1):
-            if iteration in (1, 2, 4):
+            if iteration in (1, 3):
                 # shift and invert just below the current estimate of λ̂₂ (the Ritz value is an upper bound),
                 # moved as the estimate improves
                 spacing = max(theta[1] - theta[0], 1e-12 * scale)
-                solve = self._solver(theta[0] - 0.01 * spacing, 0.005 * spacing)
+                solve = self._solver(theta[0] - 1e-4 * spacing, 5e-5 * spacing)
             if iteration:
                 Y = solve(Y)
             Y, _ = np.linalg.qr(Y)
