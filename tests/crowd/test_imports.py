@@ -9,7 +9,7 @@ import paucity.crowd
 
 
 @pytest.mark.parametrize("module", ["paucity.crowd", "paucity.crowd.bbmc", "paucity.crowd.labels",
-                                    "paucity.crowd.aggregation", "paucity.crowd.active"])
+                                    "paucity.crowd.aggregation", "paucity.crowd.active", "paucity.crowd.loop"])
 def test_import_loads_neither_anndata_nor_dask(module):
     code = (
         f"import sys, importlib; importlib.import_module({module!r}); "

@@ -34,8 +34,8 @@ _WHERE = {
     "majority_vote": "baselines",
     "split_rhat": "convergence",
     "aggregate": "aggregation",
-    "active_loop": "active",
-    "ActiveResult": "active",
+    "active_loop": "loop",
+    "ActiveResult": "loop",
 }
 
 __all__ = list(_WHERE)

@@ -16,6 +16,7 @@ from .._progress import progress_bar
 from .._validation import (BOOLEAN, RANDOM_STATE, Interval, check_is_fitted, check_parameter, check_random_state,
                            validate_params)
 from ._predictor import LabelPredictor
+from .active import expected_utility, subchain_utility
 from .convergence import split_rhat
 from .gibbs import prepare, run_chain
 from .labels import LabelMatrix, align_features
@@ -506,8 +507,6 @@ class BBMC(LabelPredictor, BaseEstimator):
                              "utility": scores.utility[order]})
 
     def _utility(self, pairs: pd.DataFrame):
-        from .active import expected_utility
-
         unique_rows, task = np.unique(pairs["row"].to_numpy(), return_inverse=True)
         return expected_utility(self._data, self._traces, researcher=self._researcher_position,
                                 sigma=float(self.sigma), features=pairs.attrs["features"][unique_rows],
@@ -515,8 +514,6 @@ class BBMC(LabelPredictor, BaseEstimator):
 
     def _subchain_scores(self, pairs: pd.DataFrame, *, n_sweeps: int, rng) -> np.ndarray:
         """MCMC-ACT's scores of pool pairs: two subordinate chains per pair from the first chain's state."""
-        from .active import subchain_utility
-
         rows = pairs["row"].to_numpy()
         labelers = pairs["labeler_index"].to_numpy()
         gammas, assignments = self._traces[0]
