@@ -127,7 +127,7 @@ class RunningEstimates:
             self._sum_squares += squares - self._squares.get(key, 0.0)
             self._squares[key] = squares
             self._degrees_of_freedom += 1
-        median = float(np.median(values))
+        median = values[0] if r == 1 else float(np.median(values))  # one value is its own median
         a, b = key
         if self.W is not None:
             self.W[a, b] = self.W[b, a] = median

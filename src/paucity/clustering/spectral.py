@@ -301,6 +301,9 @@ def spectral_bisection(W, n_clusters: int = 2) -> np.ndarray:
 
 def first_appearance(labels: np.ndarray) -> np.ndarray:
     """Labels renumbered 0, 1, ... in order of first appearance."""
+    if labels.dtype == bool or (len(labels) and labels.min() >= 0 and labels.max() <= 1):  # two labels: no sort
+        flip = bool(labels[0])
+        return (labels != flip).astype(np.int64) if flip else labels.astype(np.int64)
     _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
     rank = np.empty(len(first), dtype=np.int64)
     rank[np.argsort(first)] = np.arange(len(first))

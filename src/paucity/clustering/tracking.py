@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _kernels
 from .spectral import REPEATED_TOLERANCE, FiedlerVector, canonical_sign, dense_spectrum, laplacian
 
 __all__ = ["FiedlerTracker", "ShiftInvertTracker", "ComponentTracker"]
@@ -74,10 +75,19 @@ class FiedlerTracker:
         self.degrees = np.diag(L).copy()
         self.lam, self.V = dense_spectrum(L, self._scale())
         m = len(self.lam)
-        self.Z = np.empty((m, 0))
-        self.d = np.empty(0)
+        self._Z = np.zeros((m, self.max_rank), order="F")  # columns Vᵀ(eᵢ − eⱼ), filled in order
+        self._d = np.zeros(self.max_rank)
+        self._t = 0
         self.Y = np.eye(m, self.block)
         self.theta = self.lam[: self.block].copy()
+
+    @property
+    def Z(self) -> np.ndarray:
+        return self._Z[:, : self._t]
+
+    @property
+    def d(self) -> np.ndarray:
+        return self._d[: self._t]
 
     def _scale(self) -> float:
         return max(2.0 * float(self.degrees.max()), np.finfo(float).tiny)
@@ -91,78 +101,34 @@ class FiedlerTracker:
             return
         self.degrees[i] += delta
         self.degrees[j] += delta
-        self.Z = np.column_stack([self.Z, self.V[i] - self.V[j]])
-        self.d = np.append(self.d, delta)
+        self._Z[:, self._t] = self.V[i] - self.V[j]
+        self._d[self._t] = delta
+        self._t += 1
 
-    # -- linear algebra in the fixed basis -----------------------------------------------------------------------
+    # -- linear algebra in the fixed basis (compiled kernels) ---------------------------------------------------
     def _apply_M(self, X: np.ndarray) -> np.ndarray:
-        return self.lam[:, None] * X + self.Z @ (self.d[:, None] * (self.Z.T @ X))
-
-    def _solver(self, shift: float, margin: float, columns=None, weights=None):
-        """A function applying (M − shift·I + columns·diag(weights)·columnsᵀ)⁻¹, by the Woodbury identity.
-
-        The diagonal Λ − shift is kept at least ``margin`` away from 0: entries
-        closer are set to ``margin`` and the difference joins the low-rank term,
-        so the identity never divides by a near-zero eigenvalue gap.
-        """
-        A = self.lam - shift
-        close = np.flatnonzero(np.abs(A) < margin)
-        diagonal = A.copy()
-        diagonal[close] = margin
-        m = len(A)
-        unit = np.zeros((m, len(close)))
-        unit[close, np.arange(len(close))] = 1.0
-        parts = [self.Z, unit] + ([columns] if columns is not None else [])
-        U = np.column_stack(parts)
-        w = np.concatenate([self.d, A[close] - margin] + ([weights] if weights is not None else []))
-        if len(w) == 0:
-            return lambda X: X / diagonal[:, None]
-        Us = U / diagonal[:, None]
-        K = np.diag(1.0 / w) + U.T @ Us
-
-        def apply(X):
-            return X / diagonal[:, None] - Us @ np.linalg.solve(K, Us.T @ X)
-
-        return apply
+        return _kernels.apply_low_rank(self.lam, self.Z, self.d, np.ascontiguousarray(X))
 
     def _count_below(self, theta: float) -> int:
         """The number of eigenvalues of M below θ (Sylvester's law of inertia on the bordered matrix)."""
-        below = int(np.count_nonzero(self.lam < theta))
-        if len(self.d) == 0:
-            return below
-        K = np.diag(1.0 / self.d) + self.Z.T @ (self.Z / (self.lam - theta)[:, None])
-        return below + int(np.count_nonzero(np.linalg.eigvalsh(K) > 0)) - int(np.count_nonzero(self.d > 0))
+        return int(_kernels.count_below(self.lam, self.Z, self.d, float(theta)))
 
     # -- the answers ----------------------------------------------------------------------------------------------
     def fiedler(self, n_components: int, max_iter: int = 12) -> FiedlerVector | None:
-        """λ̂₂ and v̂₂ of the current Laplacian, or None when the fast path cannot vouch for them."""
+        """λ̂₂ and v̂₂ of the current Laplacian, or None when the fast path cannot vouch for them.
+
+        Shift-and-invert subspace iteration from the previous step's block, the
+        shift just below the current Ritz value λ̂₂ (an upper bound) and moved
+        once as it improves; v̂₂ to a residual of 1e-10 of the gap.
+        """
         scale = self._scale()
-        Y = self.Y
-        solve = None
-        converged = False
-        for iteration in range(max_iter + 1):
-            if iteration in (1, 3):
-                # shift and invert just below the current estimate of λ̂₂ (the Ritz value is an upper bound),
-                # moved as the estimate improves
-                spacing = max(theta[1] - theta[0], 1e-12 * scale)
-                solve = self._solver(theta[0] - 1e-4 * spacing, 5e-5 * spacing)
-            if iteration:
-                Y = solve(Y)
-            Y, _ = np.linalg.qr(Y)
-            MY = self._apply_M(Y)
-            theta, C = np.linalg.eigh(Y.T @ MY)
-            Y, MY = Y @ C, MY @ C
-            residual = np.linalg.norm(MY - Y * theta, axis=0)
-            gap = theta[1] - theta[0]
-            # v̂₂ to about 1e-10 (its error is residual / gap); λ̂₃ only to place the certificate's point
-            if residual[0] <= max(1e-10 * gap, 1e-13 * scale) and residual[1] <= max(
-                0.1 * (theta[2] - theta[1]), 1e-10 * scale
-            ):
-                converged = True
-                break
+        Y, theta, residual, converged = _kernels.tracker_iterate(
+            self.lam, self.Z, self.d, np.ascontiguousarray(self.Y), scale, max_iter
+        )
         if not converged or not np.all(np.isfinite(theta)) or not self._certified(theta):
             return None
         self.Y, self.theta = Y, theta
+        gap = theta[1] - theta[0]
         vector = self.V @ Y[:, 0]
         vector = canonical_sign(vector / np.linalg.norm(vector))
         defined = bool(gap - residual[1] > REPEATED_TOLERANCE * scale)
@@ -181,17 +147,12 @@ class FiedlerTracker:
 
     def direction(self, k: int) -> np.ndarray | None:
         """g = R e_k in the item basis, for the v̂₂ of the last :meth:`fiedler`; None when it does not check."""
-        y = self.Y[:, 0]
+        y = np.ascontiguousarray(self.Y[:, 0])
         lam2, lam3 = self.theta[0], self.theta[1]
-        gap = lam3 - lam2
-        b = self.V[k]
-        q = b - (y @ b) * y
-        # (M − λ̂₂I + gap·ŷ₂ŷ₂ᵀ) is invertible, and its solution for a right-hand side orthogonal to ŷ₂ is too
-        solve = self._solver(lam2, 0.5 * gap, columns=y[:, None], weights=np.array([gap]))
-        h = solve(-q[:, None])[:, 0]
-        h -= (y @ h) * y
-        residual = self._apply_M(h[:, None])[:, 0] - lam2 * h + q
-        if not np.linalg.norm(residual) <= 1e-8 * (np.linalg.norm(q) + gap * np.linalg.norm(h)):
+        h, ok = _kernels.tracker_direction(
+            self.lam, self.Z, self.d, y, float(lam2), float(lam3 - lam2), np.ascontiguousarray(self.V[k])
+        )
+        if not ok:
             return None
         return self.V @ h
 
