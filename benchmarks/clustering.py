@@ -22,7 +22,7 @@ reference's mean time per active step over paucity's mean time per query of the 
 final clustering included). Both run with one BLAS thread.
 
 Batch mode: ``batch_size=100`` at n = 2,000 with 5 % of the pairs, timed once with the estimator's own
-thread policy (every BLAS thread at this size); the first active updates' batches are then checked against
+thread policy (one BLAS thread); the first active updates' batches are then checked against
 the 100 best pairs of eq. (2.6) with a full eigendecomposition.
 
 Writes ``benchmarks/results/clustering.json``.
@@ -167,7 +167,7 @@ def batch(n: int = 2000, check_updates: int = 5) -> dict:
     size = 100
     W = two_gaussians(n)
     start = time.perf_counter()
-    # the estimator's own thread policy: every BLAS thread at this size (one for small problems)
+    # the estimator's own thread policy: one BLAS thread
     model = ActiveSpectralClustering(strategy="iu_red", budget=FRACTION, batch_size=size, random_state=0).fit(
         MatrixOracle(W))
     seconds = time.perf_counter() - start

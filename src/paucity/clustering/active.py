@@ -28,8 +28,6 @@ __all__ = ["ActiveSpectralClustering"]
 #: From this batch size on, each update factors the shifted Laplacian (:class:`ShiftInvertTracker`) instead of
 #: adding the batch to a low-rank term on a stored eigendecomposition (:class:`FiedlerTracker`).
 SHIFT_INVERT_BATCH = 8
-#: From this many items on, the batch path's factorizations and products use every BLAS thread.
-THREADED_ITEMS = 1000
 
 
 class ActiveSpectralClustering(BaseEstimator):
@@ -138,8 +136,8 @@ class ActiveSpectralClustering(BaseEstimator):
     factors the Laplacian shifted just below λ̂₂ (a Cholesky factorization,
     which certifies the shift is below λ̂₂), then warm-started subspace
     iteration and preconditioned conjugate gradients for g, checked by their
-    residuals; its cost does not grow with the batch. Problems of 1,000 items
-    or more on that path use every BLAS thread, the others one. The pairs
+    residuals; its cost does not grow with the batch. BLAS runs on one thread.
+    The pairs
     are scored in one O(n²) pass. S&T needs every eigenvector: a dense
     eigendecomposition per step, O(n³). Memory: a few n × n matrices.
 
@@ -476,9 +474,8 @@ class _Session:
 
     @property
     def blas_threads(self) -> int | None:
-        """1 for the many small solves of most sessions; no limit for the factorizations of large batched ones."""
-        threaded = isinstance(self.tracker, ShiftInvertTracker) and self.n >= THREADED_ITEMS
-        return None if threaded else 1
+        """One BLAS thread: measured on two cores, a second thread slowed even the batch path at 2,000 items."""
+        return 1
 
     @property
     def n_measured(self) -> int:
