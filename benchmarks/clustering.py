@@ -60,11 +60,10 @@ def two_gaussians(n: int, seed: int = 0) -> np.ndarray:
     return W
 
 
-def seed_choice(W_hat: np.ndarray, measured: np.ndarray) -> tuple[tuple[int, int], bool]:
-    """One step of Algorithm 1 as printed: full eigendecomposition, eq. (2.6) for every unmeasured pair.
+def seed_scores(W_hat: np.ndarray, measured: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Algorithm 1's scores as printed: a full eigendecomposition, eq. (2.6) for every unmeasured pair (i < j).
 
-    Returns the best pair and whether the step is well posed: λ̂₂ simple (else v̂₂ and (2.6) are not
-    defined) and k_min unique.
+    Returns the eigenvalues, v̂₂ and the n × n scores (−inf for measured pairs and the lower triangle).
     """
     W = W_hat.copy()
     np.fill_diagonal(W, 0.0)
@@ -78,6 +77,16 @@ def seed_choice(W_hat: np.ndarray, measured: np.ndarray) -> tuple[tuple[int, int
     scores = np.abs(np.subtract.outer(v2, v2) * np.subtract.outer(g, g))
     scores[measured] = -np.inf
     scores[np.tril_indices_from(scores)] = -np.inf
+    return values, v2, scores
+
+
+def seed_choice(W_hat: np.ndarray, measured: np.ndarray) -> tuple[tuple[int, int], bool]:
+    """One step of Algorithm 1 as printed: full eigendecomposition, eq. (2.6) for every unmeasured pair.
+
+    Returns the best pair and whether the step is well posed: λ̂₂ simple (else v̂₂ and (2.6) are not
+    defined) and k_min unique.
+    """
+    values, v2, scores = seed_scores(W_hat, measured)
     flat = int(np.argmax(scores))
     scale = max(values[-1], 1e-300)
     magnitudes = np.sort(np.abs(v2))
@@ -137,17 +146,7 @@ def seed_batch(W_hat: np.ndarray, measured: np.ndarray, b: int) -> tuple[set, bo
 
     Well posed: λ̂₂ simple, k_min unique, and the b-th and (b+1)-th scores apart (else the batch is not unique).
     """
-    W = W_hat.copy()
-    np.fill_diagonal(W, 0.0)
-    L = np.diag(W.sum(axis=1)) - W
-    values, vectors = np.linalg.eigh(L)
-    v2 = vectors[:, 1]
-    k = int(np.argmin(np.abs(v2)))
-    weights = vectors[k, 2:] / (values[1] - values[2:])
-    g = vectors[:, 2:] @ weights
-    scores = np.abs(np.subtract.outer(v2, v2) * np.subtract.outer(g, g))
-    scores[measured] = -np.inf
-    scores[np.tril_indices_from(scores)] = -np.inf
+    values, v2, scores = seed_scores(W_hat, measured)
     flat = scores.ravel()
     top = np.argpartition(-flat, b)[: b + 1]
     top = top[np.argsort(-flat[top], kind="stable")]
@@ -155,7 +154,7 @@ def seed_batch(W_hat: np.ndarray, measured: np.ndarray, b: int) -> tuple[set, bo
     magnitudes = np.sort(np.abs(v2))
     separated = flat[top[b - 1]] - flat[top[b]] > 1e-9 * flat[top[0]]
     posed = values[2] - values[1] > 1e-9 * scale and magnitudes[1] - magnitudes[0] > 1e-12 and separated
-    n = len(W)
+    n = len(W_hat)
     return {divmod(int(index), n) for index in top[:b]}, bool(posed)
 
 
