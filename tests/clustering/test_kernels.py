@@ -62,3 +62,22 @@ def test_candidates_are_counted_and_numbered_in_row_major_order(n, joining, seed
         out = np.empty(len(ranks), dtype=np.int64)
         _kernels.nth_candidates(counts, asked, 1, labels, joining, ranks, out)
         assert out.tolist() == [expected[r] for r in ranks]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 12), st.floats(0.0, 1.0), st.integers(1, 4), st.integers(0, 2**31))
+def test_the_sparse_laplacian_product_equals_the_dense_one(n, density, columns, seed):
+    rng = np.random.default_rng(seed)
+    W = np.triu(rng.random((n, n)) * (rng.random((n, n)) < density), 1)
+    W = W + W.T + np.diag(rng.random(n))  # the diagonal (Ŵ starts from I) is not part of L̂
+    X = rng.normal(size=(n, columns))
+    expected = (np.diag(W.sum(axis=1) - np.diag(W)) - (W - np.diag(np.diag(W)))) @ X
+    nonzeros = int(np.count_nonzero(W - np.diag(np.diag(W))))
+    for room in (0, nonzeros):  # too little room: the count comes back and nothing overflows
+        indptr, degrees = np.zeros(n + 1, dtype=np.int64), np.zeros(n)
+        indices, weights = np.zeros(room, dtype=np.int64), np.zeros(room)
+        assert _kernels.adjacency(W, indptr, indices, weights, degrees) == nonzeros
+        np.testing.assert_allclose(degrees, W.sum(axis=1) - np.diag(W), rtol=1e-12, atol=1e-15)
+    out = np.empty_like(X)
+    _kernels.laplacian_apply(indptr, indices, weights, degrees, X, out)
+    np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-12)

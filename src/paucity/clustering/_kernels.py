@@ -249,3 +249,45 @@ def tracker_direction(lam, Z, d, y, lam2, gap, b):  # pragma: no cover - compile
     residual = apply_low_rank(lam, Z, d, h.reshape(m, 1))[:, 0] - lam2 * h + q
     ok = np.sqrt(residual @ residual) <= 1e-8 * (np.sqrt(q @ q) + gap * np.sqrt(h @ h))
     return h, ok
+
+
+@numba.njit(cache=True)
+def adjacency(W, indptr, indices, weights, degrees):  # pragma: no cover - compiled
+    """The off-diagonal nonzeros of a symmetric W by rows (CSR) and the degrees Σ_{j≠i} W_ij, in one scan.
+
+    Fills ``indptr`` (n + 1) and ``degrees`` (n) always, and ``indices``/``weights``
+    up to their length; returns the number of nonzeros, which the caller
+    compares with that length (a larger count: call again with room for it).
+    """
+    n = W.shape[0]
+    capacity = len(indices)
+    count = 0
+    indptr[0] = 0
+    for i in range(n):
+        total = 0.0
+        for j in range(n):
+            w = W[i, j]
+            if w != 0.0 and j != i:
+                if count < capacity:
+                    indices[count] = j
+                    weights[count] = w
+                count += 1
+                total += w
+        indptr[i + 1] = count
+        degrees[i] = total
+    return count
+
+
+@numba.njit(cache=True)
+def laplacian_apply(indptr, indices, weights, degrees, X, out):  # pragma: no cover - compiled
+    """out = L X for L = diag(degrees) − A, A given by rows (CSR); X and out C-ordered n × b."""
+    n, b = X.shape
+    for i in range(n):
+        d = degrees[i]
+        for c in range(b):
+            out[i, c] = d * X[i, c]
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            w = weights[p]
+            for c in range(b):
+                out[i, c] -= w * X[j, c]
