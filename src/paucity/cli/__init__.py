@@ -8,6 +8,7 @@ from .. import __version__
 from ._command import PaucityCommand
 from ._options import set_quiet
 from .clustering import cluster_active, cluster_session
+from .crowd import crowd
 from .demo import demo
 from .differences import differences
 from .markers import markers
@@ -49,6 +50,7 @@ for _name, _function in (
     ("multiselect", multiselect),
     ("cluster-active", cluster_active),
     ("cluster-session", cluster_session),
+    ("crowd", crowd),
     ("demo", demo),
 ):
     app.command(_name, cls=PaucityCommand)(_function)

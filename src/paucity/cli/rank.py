@@ -16,9 +16,10 @@ from typing import Optional
 
 import typer
 
-from .._errors import InputError, ParameterError
+from .._errors import ParameterError
 from ._command import one_line_errors
 from ._options import quiet
+from ._tables import check_columns
 
 __all__ = ["rank", "rank_evaluate"]
 
@@ -143,14 +144,6 @@ def rank_evaluate(
 
 
 # -- reading the tables ---------------------------------------------------------------------------
-def _check_columns(frame, path: Path, columns: dict) -> None:
-    """Every named column (option -> column) is in the table."""
-    for option, column in columns.items():
-        if column is not None and column not in frame.columns:
-            shown = ", ".join(map(repr, list(frame.columns)[:10]))
-            raise InputError(f"{option} {column!r} is not a column of {path}; its columns are {shown}.")
-
-
 def _comparisons(path: Path, i_column: str, j_column: str, winner_column, y_column, weight_column):
     from .. import io
     from ..ranking import Comparisons
@@ -161,7 +154,7 @@ def _comparisons(path: Path, i_column: str, j_column: str, winner_column, y_colu
         )
     labels = [c for c in (i_column, j_column, winner_column) if c is not None]
     frame = io.read_frame(path, text_columns=labels)
-    _check_columns(
+    check_columns(
         frame, path,
         {"--i-column": i_column, "--j-column": j_column, "--winner-column": winner_column, "--y-column": y_column,
          "--weight-column": weight_column},
@@ -175,7 +168,7 @@ def _features(path: Path, item_column: Optional[str]):
     if item_column is None:
         item_column = io.read_frame(path).columns[0]
     frame = io.read_frame(path, text_columns=[item_column])
-    _check_columns(frame, path, {"--item-column": item_column})
+    check_columns(frame, path, {"--item-column": item_column})
     return frame.set_index(item_column)
 
 
@@ -185,5 +178,5 @@ def _score_series(path: Path, item_column: str, score_column: str, option: str):
     from .. import io
 
     frame = io.read_frame(path, text_columns=[item_column])
-    _check_columns(frame, path, {"--item-column": item_column, option: score_column})
+    check_columns(frame, path, {"--item-column": item_column, option: score_column})
     return pd.Series(frame[score_column].to_numpy(), index=pd.Index(frame[item_column]), name=score_column)

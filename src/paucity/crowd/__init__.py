@@ -18,6 +18,9 @@ her.
   (§3.5): the (task, labeler) pairs whose label would move the researcher's
   weights most, by the perturbed-chain approximation; labels added to the
   running chain; the seed's loop and baseline strategies (:class:`ActiveResult`).
+- :func:`pool`: the whole analysis in one call (fit, predict every task,
+  suggest the next pairs), a frozen :class:`PoolResult`; ``paucity crowd``
+  calls it.
 - :func:`split_rhat`: convergence of several chains.
 - :func:`aggregate`: crowd-kit's Dawid-Skene or GLAD on a label matrix (crowd-kit
   is optional and imported only then).
@@ -36,6 +39,8 @@ _WHERE = {
     "aggregate": "aggregation",
     "active_loop": "loop",
     "ActiveResult": "loop",
+    "pool": "pooling",
+    "PoolResult": "pooling",
 }
 
 __all__ = list(_WHERE)

@@ -1,0 +1,194 @@
+"""The crowd capability's one entry point: fit BBMC on labels and task features, predict, suggest.
+
+:func:`pool` runs the whole analysis a crowd team asks for (the researcher's
+model pooled with the crowd, her predicted labels on every task, and
+optionally the next pairs to ask) and returns a frozen :class:`PoolResult`;
+``paucity crowd`` calls it and only reads, prints and writes.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._errors import InputError, InputTypeError
+from .._validation import Interval, Options, check_parameter
+from .bbmc import BBMC
+from .labels import LabelMatrix
+
+__all__ = ["PoolResult", "pool"]
+
+
+@dataclass(frozen=True)
+class PoolResult:
+    """What :func:`pool` found.
+
+    Attributes
+    ----------
+    predictions : pandas.DataFrame
+        One row per task of the features (labelled or not), in their order: task, probability (that
+        the researcher says the positive label, eq. 3.2), label (the more probable one), gold (her own
+        label where she gave one, else missing).
+    suggestions : pandas.DataFrame
+        Columns task, labeler, utility: the pairs to ask next, best first (empty unless asked for).
+    labeler_factors : pandas.DataFrame
+        Posterior mean of Z by labeler id (labelers x factors), the researcher's row included.
+    agreement : pandas.Series
+        Per crowd labeler, the posterior mean share of the researcher's factors that the labeler
+        has too (sum_b E[z_lb] E[z_rb] / sum_b E[z_rb]), highest first: who thinks like her.
+    rhat : float
+        The largest split-R-hat over the coordinates of beta_r (near 1 when the chains agree).
+    researcher : the researcher's labeler id
+    label_mapping : dict, the two label values and their signs (-1, +1)
+    n_tasks, n_labelers, n_labels : int, the label matrix's size (the researcher counted as a labeler)
+    model : BBMC, the fitted model
+    """
+
+    predictions: pd.DataFrame
+    suggestions: pd.DataFrame
+    labeler_factors: pd.DataFrame
+    agreement: pd.Series
+    rhat: float
+    researcher: object
+    label_mapping: dict
+    n_tasks: int
+    n_labelers: int
+    n_labels: int
+    model: BBMC = field(repr=False, compare=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The predictions, one row per task."""
+        return self.predictions.copy()
+
+    def to_dict(self) -> dict:
+        """Plain values: the sizes, R-hat, the labelers most like the researcher, the suggestions."""
+        return {
+            "researcher": _plain(self.researcher),
+            "n_tasks": self.n_tasks,
+            "n_labelers": self.n_labelers,
+            "n_labels": self.n_labels,
+            "rhat": self.rhat,
+            "label_mapping": {str(k): int(v) for k, v in self.label_mapping.items()},
+            "agreement": {str(k): float(v) for k, v in self.agreement.items()},
+            "suggestions": [
+                {"task": _plain(t), "labeler": _plain(l), "utility": float(u)}
+                for t, l, u in self.suggestions[["task", "labeler", "utility"]].itertuples(index=False)
+            ],
+        }
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def pool(labels, X, *, researcher, n_suggest=0, ask="researcher", n_factors=4, alpha=1.0, sigma=1.0,
+         n_burnin=2000, n_samples=20000, thin=1, n_chains=1, random_state=None, progress=False) -> PoolResult:
+    """Pool a biased crowd with the researcher's gold labels (BBMC), predict her labels, suggest whom to ask.
+
+    Parameters
+    ----------
+    labels : LabelMatrix
+        The crowd's labels and the researcher's gold labels (her column), e.g. from
+        :meth:`LabelMatrix.from_long` with ``gold=`` and ``researcher=``.
+    X : pandas.DataFrame
+        Task features indexed by task id: every labelled task and any others to predict (or to ask
+        about). Every value must be finite.
+    researcher : object
+        The researcher's labeler id.
+    n_suggest : int, default 0
+        How many (task, labeler) pairs to suggest asking next (:meth:`BBMC.suggest`).
+    ask : "researcher" or "crowd", default "researcher"
+        Whom the suggestions may ask: the researcher (the seed's experiment) or the crowd's labelers.
+    n_factors, alpha, sigma, n_burnin, n_samples, thin, n_chains, random_state, progress
+        :class:`BBMC`'s parameters.
+
+    Returns
+    -------
+    PoolResult
+
+    Examples
+    --------
+    Eight labelers answer like the researcher, four the opposite way; she labelled five tasks.
+
+    >>> import numpy as np, pandas as pd
+    >>> from paucity.crowd import LabelMatrix, pool
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame(rng.normal(size=(60, 2)), columns=["a", "b"])
+    >>> truth = np.where(X["a"] - X["b"] > 0, "yes", "no")
+    >>> rows = [(i, f"w{l}", truth[i] if l < 8 else ("no" if truth[i] == "yes" else "yes"))
+    ...         for i in range(50) for l in range(12) if rng.random() < 0.3]
+    >>> crowd = pd.DataFrame(rows, columns=["task", "labeler", "label"])
+    >>> gold = pd.Series(truth[:5], index=range(5))
+    >>> labels = LabelMatrix.from_long(crowd, gold=gold, researcher="me", positive="yes")
+    >>> result = pool(labels, X, researcher="me", n_suggest=2, n_factors=2, n_burnin=200, n_samples=400,
+    ...               random_state=0)
+    >>> result.predictions.shape, list(result.predictions.columns)
+    ((60, 4), ['task', 'probability', 'label', 'gold'])
+    >>> float((result.predictions["label"] == truth).mean()) > 0.9
+    True
+    >>> len(result.suggestions), set(result.suggestions["labeler"])
+    (2, {'me'})
+    """
+    if not isinstance(labels, LabelMatrix):
+        raise InputTypeError(
+            f"labels must be a LabelMatrix (e.g. LabelMatrix.from_long(table, ...)), got {type(labels).__name__}."
+        )
+    if not isinstance(X, pd.DataFrame):
+        raise InputTypeError(
+            f"X must be a pandas DataFrame of task features indexed by task id, got {type(X).__name__}."
+        )
+    n_suggest = check_parameter(n_suggest, "n_suggest", [Interval(numbers.Integral, 0, None)], owner="pool",
+                                hint="n_suggest is how many pairs to suggest asking next (0 for none).")
+    ask = check_parameter(ask, "ask", [Options("researcher", "crowd")], owner="pool",
+                          hint="ask says whom suggestions may ask: 'researcher' or 'crowd'.")
+    _check_finite(X)
+    model = BBMC(n_factors=n_factors, alpha=alpha, sigma=sigma, n_burnin=n_burnin, n_samples=n_samples, thin=thin,
+                 n_chains=n_chains, random_state=random_state, progress=progress)
+    model.fit(labels, X, researcher=researcher)
+    probability = model.predict_proba(X)[:, 1]
+    gold = labels.column(researcher).map(labels.label_of)
+    predictions = pd.DataFrame({
+        "task": X.index.to_numpy(),
+        "probability": probability,
+        "label": model.classes_[(probability > 0.5).astype(int)],
+        "gold": gold.reindex(X.index).to_numpy(),
+    })
+    if n_suggest:
+        suggestions = model.suggest(n_suggest, labelers=ask).reset_index(drop=True)
+    else:
+        suggestions = pd.DataFrame({"task": pd.Series([], dtype=object), "labeler": pd.Series([], dtype=object),
+                                    "utility": pd.Series([], dtype=float)})
+    factors = model.labeler_factors_
+    own = factors.loc[researcher].to_numpy()
+    shared = factors.drop(index=researcher).to_numpy() @ own / max(float(own.sum()), np.finfo(float).tiny)
+    agreement = pd.Series(shared, index=factors.index.drop(researcher), name="agreement")
+    agreement = agreement.iloc[np.argsort(-agreement.to_numpy(), kind="stable")]
+    return PoolResult(
+        predictions=predictions, suggestions=suggestions, labeler_factors=factors, agreement=agreement,
+        rhat=float(np.max(model.rhat_)), researcher=researcher, label_mapping=dict(labels.label_mapping),
+        n_tasks=labels.n_tasks, n_labelers=labels.n_labelers, n_labels=labels.n_labels, model=model,
+    )
+
+
+def _shown(values, limit: int = 3) -> str:
+    values = list(values)
+    return ", ".join(map(repr, values[:limit])) + (", ..." if len(values) > limit else "")
+
+
+def _check_finite(X: pd.DataFrame) -> None:
+    """Every feature of every task is a finite number (tasks nobody labelled too: they are predicted)."""
+    if not X.index.is_unique:
+        raise InputError(f"X's index repeats task ids ({_shown(X.index[X.index.duplicated()].unique())}); "
+                         "give each task one row.")
+    non_numeric = [c for c in X.columns if not (pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c]))]
+    if non_numeric:
+        raise InputTypeError(f"X must hold numbers, but column(s) {_shown(non_numeric)} do not; "
+                             "convert them to numbers or drop them.")
+    values = X.to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(values).all(axis=1)
+    if bad.any():
+        raise InputError(f"X has NaN or infinite features for {int(bad.sum())} task(s) ({_shown(X.index[bad])}); "
+                         "impute them or drop those tasks.")
