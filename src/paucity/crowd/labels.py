@@ -334,6 +334,24 @@ class LabelMatrix:
                 f"{mapping})")
 
 
+def feature_values(frame: pd.DataFrame, *, name: str = "X", what: str = "task(s)") -> np.ndarray:
+    """A feature table's values as floats: every column numeric, every value finite (else a clear error).
+
+    ``what`` names the rows in the message ("labelled task(s)" when only the labelled rows are checked).
+    """
+    non_numeric = [c for c in frame.columns if not (pd.api.types.is_numeric_dtype(frame[c])
+                                                    or pd.api.types.is_bool_dtype(frame[c]))]
+    if non_numeric:
+        raise InputTypeError(f"{name} must hold numbers, but column(s) {_examples(non_numeric)} do not; "
+                             "convert them to numbers or drop them.")
+    values = frame.to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(values).all(axis=1)
+    if bad.any():
+        raise InputError(f"{name} has NaN or infinite features for {int(bad.sum())} {what} "
+                         f"({_examples(frame.index[bad])}); impute them or drop those tasks.")
+    return values
+
+
 def align_features(labels: LabelMatrix, X, *, name: str = "X") -> tuple[np.ndarray, list | None]:
     """Task features in the label matrix's task order, as a float array, and their names.
 
@@ -367,19 +385,7 @@ def align_features(labels: LabelMatrix, X, *, name: str = "X") -> tuple[np.ndarr
                 f"{len(absent)} labelled task(s) are missing from the features {name} ({_examples(absent)}).{hint} "
                 f"Add their rows to {name} (indexed by task id) or drop their labels."
             )
-        frame = X.iloc[positions]
-        non_numeric = [c for c in frame.columns if not (pd.api.types.is_numeric_dtype(frame[c])
-                                                        or pd.api.types.is_bool_dtype(frame[c]))]
-        if non_numeric:
-            raise InputTypeError(f"{name} must hold numbers, but column(s) {_examples(non_numeric)} do not; "
-                                 "convert them to numbers or drop them.")
-        values = frame.to_numpy(dtype=np.float64)
-        bad = ~np.isfinite(values).all(axis=1)
-        if bad.any():
-            raise InputError(
-                f"{name} has NaN or infinite features for {int(bad.sum())} labelled task(s) "
-                f"({_examples(labels.task_ids[bad])}); impute them or drop those tasks."
-            )
+        values = feature_values(X.iloc[positions], name=name, what="labelled task(s)")
         names = [str(c) for c in X.columns]
     else:
         if sp.issparse(X):

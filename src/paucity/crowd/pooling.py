@@ -17,7 +17,7 @@ import pandas as pd
 from .._errors import InputError, InputTypeError
 from .._validation import Interval, Options, check_parameter
 from .bbmc import BBMC
-from .labels import LabelMatrix
+from .labels import LabelMatrix, feature_values
 
 __all__ = ["PoolResult", "pool"]
 
@@ -173,22 +173,9 @@ def pool(labels, X, *, researcher, n_suggest=0, ask="researcher", n_factors=4, a
     )
 
 
-def _shown(values, limit: int = 3) -> str:
-    values = list(values)
-    return ", ".join(map(repr, values[:limit])) + (", ..." if len(values) > limit else "")
-
-
 def _check_finite(X: pd.DataFrame) -> None:
     """Every feature of every task is a finite number (tasks nobody labelled too: they are predicted)."""
     if not X.index.is_unique:
-        raise InputError(f"X's index repeats task ids ({_shown(X.index[X.index.duplicated()].unique())}); "
-                         "give each task one row.")
-    non_numeric = [c for c in X.columns if not (pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c]))]
-    if non_numeric:
-        raise InputTypeError(f"X must hold numbers, but column(s) {_shown(non_numeric)} do not; "
-                             "convert them to numbers or drop them.")
-    values = X.to_numpy(dtype=np.float64)
-    bad = ~np.isfinite(values).all(axis=1)
-    if bad.any():
-        raise InputError(f"X has NaN or infinite features for {int(bad.sum())} task(s) ({_shown(X.index[bad])}); "
-                         "impute them or drop those tasks.")
+        repeated = list(X.index[X.index.duplicated()].unique()[:3])
+        raise InputError(f"X's index repeats task ids ({', '.join(map(repr, repeated))}); give each task one row.")
+    feature_values(X, name="X", what="task(s)")
