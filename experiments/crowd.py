@@ -424,6 +424,7 @@ def run_table3_1(*, restarts=None, quick=False, seed=SEED, jobs=2, results=RESUL
     def record(new):
         rows.extend(new)
         _table(pd.DataFrame(rows), path)
+        _table(summarize(pd.DataFrame(rows)), Path(results) / "crowd_table3_1.csv")  # a stopped run keeps it too
         for row in new:
             _log(f"restart {row['restart']} {row['method']}: loglik {row['loglik']:.1f} error {row['error']:.4f} "
                  f"({row['seconds']:.0f} s)", progress)
