@@ -67,7 +67,7 @@ Subcommands:
     the first x where a method's mean error is at most 0.05, priced at
     US$0.045 per median of three answers (US$0.015 per answer).
 
-Sizes: 20 runs per curve for Figure 2.2 (``--runs 20``), 8 for Figure 2.5 (``--runs 8``), 2 for Figure 2.3 and 1000 restarts per row of Table 2.1
+Sizes: 20 runs per curve for Figure 2.2 (``--runs 20``) and Figure 2.5 (``--runs 20``), 2 for Figure 2.3 and 1000 restarts per row of Table 2.1
 (the seed: 20 runs, 30 000 restarts), so that each finishes in about ten minutes on two cores;
 ``--runs`` sets them.
 
