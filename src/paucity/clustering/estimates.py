@@ -165,6 +165,7 @@ class RunningEstimates:
         i = np.array([k[0] for k in keys], dtype=np.int64)
         j = np.array([k[1] for k in keys], dtype=np.int64)
         counts = np.array([len(self._values[k]) for k in keys], dtype=np.int64)
-        medians = np.array([np.median(self._values[k]) for k in keys], dtype=np.float64)
+        medians = np.array([v[0] if len(v) == 1 else np.median(v) for v in map(self._values.__getitem__, keys)],
+                           dtype=np.float64)  # one value is its own median
         sigma = self.population_sd / np.sqrt(counts) if len(keys) else np.empty(0)
         return SimilarityEstimates(self.n_items, i, j, counts, medians, np.asarray(sigma, dtype=float), self.pooled_sd)
