@@ -67,9 +67,9 @@ Subcommands:
     the first x where a method's mean error is at most 0.05, priced at
     US$0.045 per median of three answers (US$0.015 per answer).
 
-Sizes: 20 runs per curve for Figure 2.2 (``--runs 20``) and Figure 2.5 (``--runs 20``), 2 for Figure 2.3 and 1000 restarts per row of Table 2.1
-(the seed: 20 runs, 30 000 restarts), so that each finishes in about ten minutes on two cores;
-``--runs`` sets them.
+Sizes: 20 runs per curve for Figures 2.2, 2.3 and 2.5 (``--runs 20``; the defaults are smaller for 2.2
+and 2.3 so that a plain run finishes in about ten minutes on two cores) and 1000 restarts per row of
+Table 2.1 (the seed: 20 runs, 30 000 restarts); ``--runs`` sets them.
 
 Every figure is drawn from a fixed seed (``--seed``). Figures are written to
 ``docs/figures/clustering_*.png`` and the numbers behind them to
