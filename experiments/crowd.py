@@ -5,6 +5,7 @@ Run with paucity's development Python from the repository root::
     python -m experiments.crowd tune            # simulator and BBMC constants, on draws Table 3.1 does not report
     python -m experiments.crowd table3_1        # Table 3.1: 10 restarts of every method
     python -m experiments.crowd table3_1 --quick   # small data, short chains, 2 restarts: a check in seconds
+    python -m experiments.crowd fig3_2          # Figure 3.2: easy and ambiguous tasks of the simulator
 
 Subcommands:
 
@@ -19,6 +20,11 @@ Subcommands:
     the lowest mean held-out error on those draws (shorter chains:
     ``TUNING_CHAIN``; ties to the smaller K, then the smaller sigma).
     Written to ``experiments/results/crowd_tuning.csv``.
+``fig3_2``
+    Seed 003, Figure 3.2: four easy tasks (the centroid, extreme-point and
+    size rules agree, by the widest margins) and four ambiguous ones (they
+    disagree) from one draw of the simulator (seed ``FIG3_2_SEED``), each
+    titled with every rule's answer. Written to ``docs/figures/crowd_fig3_2.png``.
 ``table3_1``
     Seed 003, §3.6, Table 3.1 on the simulator below (the seed's Mechanical
     Turk answers are not available): GOLD, CONS and BBMC (2000 burn-in sweeps,
@@ -149,8 +155,12 @@ def _area(vertices) -> np.ndarray:
     return 0.5 * np.abs(np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1))
 
 
-def draw_tasks(n: int, rng, spread: float = SPREAD) -> pd.DataFrame:
-    """Geometry of n tasks: the rules' scores and the raw features (before standardization)."""
+def draw_tasks(n: int, rng, spread: float = SPREAD, *, shapes: bool = False):
+    """Geometry of n tasks: the rules' scores and the raw features (before standardization).
+
+    With ``shapes=True`` also the vertices of the triangles (n, 3, 2) and rectangles (n, 4, 2), as
+    ``(frame, triangles, rectangles)``; the draws are the same either way.
+    """
     triangle, rectangle = _shape("triangle", n, rng), _shape("rectangle", n, rng)
     size = np.sqrt(_area(triangle)) + np.sqrt(_area(rectangle))
     direction = np.deg2rad(135.0 + rng.normal(scale=spread, size=n))
@@ -173,6 +183,8 @@ def draw_tasks(n: int, rng, spread: float = SPREAD) -> pd.DataFrame:
     frame["extreme"] = frame["gap_x"] - frame["gap_y"]
     frame["size"] = frame["dx_relative"] - frame["dy_relative"]
     frame["adversary"] = -frame["centroid"]
+    if shapes:
+        return frame, tri, rect
     return frame
 
 
@@ -520,10 +532,62 @@ def _crowdkit_main(args) -> int:
     return 0
 
 
+FIGURES = Path(__file__).resolve().parent.parent / "docs" / "figures"
+FIG3_2_SEED = 7  # the figure's own draw; no table uses it
+
+
+def example_tasks(n_each: int = 4, *, seed: int = FIG3_2_SEED, spread: float = SPREAD):
+    """Figure 3.2's examples: ``n_each`` easy tasks (the three rules agree, by a wide margin) and
+    ``n_each`` ambiguous ones (the rules disagree), as (kind, frame row, triangle, rectangle) tuples."""
+    rng = np.random.default_rng(seed)
+    frame, tri, rect = draw_tasks(400, rng, spread, shapes=True)
+    rules = frame[["centroid", "extreme", "size"]]
+    agree = (np.sign(rules).nunique(axis=1) == 1).to_numpy()
+    margin = (rules.abs() / rules.std()).min(axis=1).to_numpy()
+    easy = np.flatnonzero(agree)[np.argsort(-margin[agree], kind="stable")][:n_each]
+    ambiguous = np.flatnonzero(~agree)[:n_each]
+    return ([("easy", frame.iloc[i], tri[i], rect[i]) for i in easy]
+            + [("ambiguous", frame.iloc[i], tri[i], rect[i]) for i in ambiguous])
+
+
+def run_fig3_2(*, figures=FIGURES, **_) -> Path:
+    """Seed 003, Figure 3.2: easy and ambiguous tasks of the simulator, with each rule's answer."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Polygon
+
+    examples = example_tasks()
+    n_each = len(examples) // 2
+    fig, axes = plt.subplots(2, n_each, figsize=(2.6 * n_each, 5.6))
+    for ax, (kind, row, tri, rect) in zip(axes.ravel(), examples):
+        ax.add_patch(Polygon(rect, closed=True, color="tab:blue", alpha=0.8))
+        ax.add_patch(Polygon(tri, closed=True, color="tab:orange", alpha=0.9))
+        points = np.vstack([tri, rect])
+        centre, half = (points.min(0) + points.max(0)) / 2, 0.55 * np.ptp(points, axis=0).max()
+        ax.set_xlim(centre[0] - half, centre[0] + half)
+        ax.set_ylim(centre[1] - half, centre[1] + half)
+        ax.set_aspect("equal")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        answers = " ".join(f"{rule[0].upper()}:{LEFT if row[rule] > 0 else ABOVE}"
+                           for rule in ("centroid", "extreme", "size"))
+        ax.set_title(f"{kind}\n{answers}", fontsize=7)
+    fig.suptitle("Is the triangle (orange) left of or above the rectangle? "
+                 "C, E, S: the centroid, extreme-point and size rules", fontsize=8)
+    fig.tight_layout()
+    path = Path(figures) / "crowd_fig3_2.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("experiment", choices=("tune", "table3_1", "crowdkit"))
+    p.add_argument("experiment", choices=("tune", "table3_1", "fig3_2", "crowdkit"))
     p.add_argument("--restarts", type=int, default=None,
                    help=f"restarts (default {TABLE3_1['restarts']}, {QUICK['restarts']} with --quick)")
     p.add_argument("--mcmc-restarts", type=int, default=None, help="restarts of MCMC-ACT (default: all)")
@@ -536,6 +600,8 @@ def parser() -> argparse.ArgumentParser:
                    help="an interpreter with crowd-kit 1.4.2, when this one cannot import it")
     p.add_argument("--results-dir", type=Path, default=RESULTS,
                    help="where the CSV files go (default experiments/results)")
+    p.add_argument("--figures-dir", type=Path, default=FIGURES,
+                   help="where fig3_2 writes its PNG (default docs/figures)")
     p.add_argument("--input", type=Path, help="crowdkit: the labels (task, labeler, label)")
     p.add_argument("--output", type=Path, help="crowdkit: where the aggregated labels go")
     return p
@@ -549,6 +615,8 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     if args.experiment == "tune":
         run_tune(quick=args.quick, results=args.results_dir)
+    elif args.experiment == "fig3_2":
+        print(run_fig3_2(figures=args.figures_dir))
     else:
         methods = [m.strip() for m in args.methods.split(",") if m.strip()]
         unknown = sorted(set(methods) - set(METHODS))

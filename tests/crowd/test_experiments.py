@@ -127,3 +127,24 @@ def test_bbmc_beats_gold_and_cons_and_bbmc_act_beats_random_queries(cx):
     assert error["BBMC"] < error["GOLD"] < error["CONS"]
     assert error["BBMC-ACT"] < error["RAND-ACT"] < error["BBMC"]
     assert rows["BBMC-ACT"]["loglik"] > rows["RAND-ACT"]["loglik"]
+
+
+def test_figure_3_2_shows_easy_tasks_where_the_rules_agree_and_ambiguous_ones_where_they_do_not(cx, tmp_path):
+    examples = cx.example_tasks(3)
+    assert [kind for kind, *_ in examples] == ["easy"] * 3 + ["ambiguous"] * 3
+    for kind, row, triangle, rectangle in examples:
+        answers = {np.sign(row[rule]) for rule in ("centroid", "extreme", "size")}
+        assert (len(answers) == 1) == (kind == "easy")
+        assert triangle.shape == (3, 2) and rectangle.shape == (4, 2)
+        # the rows' centroid score is the drawn shapes' own: x offset minus y offset of the centres
+        dx = rectangle.mean(0)[0] - triangle.mean(0)[0]
+        dy = triangle.mean(0)[1] - rectangle.mean(0)[1]
+        assert np.isclose(row["centroid"], dx - dy)
+    assert cx.main(["fig3_2", "--figures-dir", str(tmp_path)]) == 0
+    assert (tmp_path / "crowd_fig3_2.png").stat().st_size > 10_000
+
+
+def test_shapes_do_not_change_the_draws(cx):
+    plain = cx.draw_tasks(50, np.random.default_rng(3))
+    frame, _, _ = cx.draw_tasks(50, np.random.default_rng(3), shapes=True)
+    pd.testing.assert_frame_equal(plain, frame)
