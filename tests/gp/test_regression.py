@@ -10,6 +10,7 @@ from scipy import integrate
 from sklearn.base import clone
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from paucity._errors import InputError, NotFittedError, ParameterError, PaucityError, ShapeMismatchError
 from paucity.gp.marginals import MARGINALS, log_density, warp
@@ -179,6 +180,17 @@ def test_slope_threshold_is_where_the_map_has_slope_one_at_zero():
 # --- the scikit-learn contract and bad input ------------------------------------------------------------------------
 
 
+@parametrize_with_checks(
+    [
+        HeavyTailedProcessRegressor(),
+        HeavyTailedProcessRegressor(marginal="student", b=2.0, noise=1e-3),
+        HeavyTailedProcessRegressor(marginal="gaussian"),
+    ]
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
 def test_clone_and_params():
     model = HeavyTailedProcessRegressor(marginal="hypsecant", b=2.0, noise=0.1)
     copy = clone(model)
@@ -219,7 +231,7 @@ def test_bad_data():
     with pytest.raises(InputError, match="not positive definite"):
         HeavyTailedProcessRegressor(noise=0.0).fit(np.zeros((3, 1)), np.ones(3))
     model.fit(X, Y)
-    with pytest.raises(ShapeMismatchError, match="2 feature"):
+    with pytest.raises(ShapeMismatchError, match="X has 2 features, but HeavyTailedProcessRegressor is expecting 1"):
         model.predict(np.ones((3, 2)))
     with pytest.raises(ShapeMismatchError, match="f_star has shape"):
         model.predictive_logpdf(np.ones(3), X)

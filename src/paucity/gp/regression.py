@@ -26,12 +26,15 @@ Student-t-inspired alike). For ``"gaussian"`` the map is the line
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.exceptions import DataConversionWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Kernel
 
 from .._errors import InputError, ParameterError, ShapeMismatchError
@@ -350,6 +353,7 @@ class HeavyTailedProcessRegressor(RegressorMixin, BaseEstimator):
     kernel_ : kernel or callable
         The kernel used.
     X_train_ : ndarray of shape (n_samples, n_features)
+    n_features_in_ : int
     z_train_ : ndarray of shape (n_samples,)
         The observations mapped to z-space, ``unwarp(y)``.
     dual_coef_ : ndarray of shape (n_samples,)
@@ -441,6 +445,7 @@ class HeavyTailedProcessRegressor(RegressorMixin, BaseEstimator):
         L = _cholesky(K, self._noise)
         self.kernel_ = kernel
         self.X_train_ = X
+        self.n_features_in_ = X.shape[1]
         self.z_train_ = z
         self._L = L
         self.dual_coef_ = scipy.linalg.cho_solve((L, True), z)
@@ -452,24 +457,30 @@ class HeavyTailedProcessRegressor(RegressorMixin, BaseEstimator):
         return self
 
     def _check_X(self, X, *, min_samples=1, name="X", fitted=True):
+        if scipy.sparse.issparse(X):
+            raise InputError(f"{name} is sparse; sparse input is not supported: pass a dense array ({name}.toarray()).")
         X = check_matrix(X, name=name, nonnegative=False, sparse_format=None, dtype=np.float64,
                          min_samples=min_samples)
-        if not isinstance(X, np.ndarray):
-            raise InputError(f"{name} must be a dense array; convert sparse input with {name}.toarray().")
         if fitted and X.shape[1] != self.X_train_.shape[1]:
             raise ShapeMismatchError(
-                f"{name} has {X.shape[1]} feature(s) but the model was fitted on {self.X_train_.shape[1]}; "
-                "pass points with the training data's columns."
+                f"{name} has {X.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} "
+                "features as input; pass points with the training data's columns."
             )
         return X
 
     @staticmethod
     def _check_y(y, n_samples, name="y"):
+        if y is None:
+            raise InputError(
+                "HeavyTailedProcessRegressor requires y to be passed, but the target y is None; pass the observations of f."
+            )
         try:
             y = np.asarray(y, dtype=np.float64)
         except (TypeError, ValueError):
             raise InputError(f"{name} must hold real numbers (observations of f).") from None
         if y.ndim == 2 and y.shape[1] == 1:
+            warnings.warn(f"A column-vector y was passed when a 1d array was expected; pass {name} of shape (n_samples,).",
+                          DataConversionWarning, stacklevel=3)
             y = y[:, 0]
         if y.ndim != 1:
             raise ShapeMismatchError(f"{name} must be 1-dimensional (one value per row of X), got shape {y.shape}.")
@@ -605,6 +616,3 @@ class HeavyTailedProcessRegressor(RegressorMixin, BaseEstimator):
 
     def _map(self, z):
         return warp(z, self._marginal, b=self._b, sigma=self._sigma).f
-
-    def _more_tags(self):
-        return {"requires_y": True}
