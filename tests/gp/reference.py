@@ -10,11 +10,11 @@ Notation (the book's, and the seed's ordering): the latent vector ``f`` has
 ``n·C`` entries, class-major: all n points of class 1, then class 2, ...
 ``y`` is the matching 0/1 vector of one-hot labels. ``K`` is block diagonal
 with one n × n block per class. ``π`` is the softmax of ``f`` across classes
-at every point (eq. 3.34), ``D = diag(π)``, ``Π`` the nC × n matrix of
-stacked ``diag(π^c)`` and ``W = D − ΠΠᵀ`` (eq. 3.38). ``R`` is the nC × n
+at every point, ``D = diag(π)``, ``Π`` the nC × n matrix of
+stacked ``diag(π^c)`` and ``W = D − ΠΠᵀ`` (the negative Hessian of the log likelihood). ``R`` is the nC × n
 matrix of stacked identities.
 
-- Newton step (eq. 3.39): ``f ← (K⁻¹ + W)⁻¹ (W f + y − π)``, computed as in
+- Newton step: ``f ← (K⁻¹ + W)⁻¹ (W f + y − π)``, computed as in
   Algorithm 3.3 through ``E_c = (K_c + D_c⁻¹)⁻¹`` (from the Cholesky factor
   ``L_c`` of ``I + D_c^½ K_c D_c^½``) and the Cholesky factor ``M`` of
   ``Σ_c E_c``, which give
@@ -22,7 +22,7 @@ matrix of stacked identities.
 - Log marginal likelihood (eq. 3.44):
   ``−½ f̂ᵀK⁻¹f̂ + yᵀf̂ − Σ_i log Σ_c exp f̂_i^c − ½ log|I + W^½ K W^½|``, with
   ``½ log|I + W^½ K W^½| = Σ_c Σ_i log L_c,ii + Σ_i log M_ii``.
-- Prediction (eqs. 3.40-3.43): ``μ*_c = k*_cᵀ (y_c − π̂_c)`` and
+- Prediction (Algorithm 3.4): ``μ*_c = k*_cᵀ (y_c − π̂_c)`` and
   ``Σ* = diag(k(x*, x*)) − Q*ᵀ (K + W⁻¹)⁻¹ Q*``, ``Q*`` the nC × C matrix with
   ``k*_c`` in block c of column c; the probabilities are the mean softmax of
   samples ``f* ~ N(μ*, Σ*)``.
@@ -58,8 +58,8 @@ class LaplaceMode:
 class LaplacePrediction:
     """The result of Algorithm 3.4 at m test points."""
 
-    mean: np.ndarray  # (m, C) latent predictive means (eq. 3.40)
-    covariance: np.ndarray  # (m, C, C) latent predictive covariances (eq. 3.43)
+    mean: np.ndarray  # (m, C) latent predictive means
+    covariance: np.ndarray  # (m, C, C) latent predictive covariances
     proba: np.ndarray  # (m, C) Monte Carlo averages of the softmax
 
 
@@ -80,7 +80,7 @@ def as_blocks(K, n_classes: int) -> np.ndarray:
 
 
 def _softmax_classes(f: np.ndarray, n_classes: int) -> np.ndarray:
-    """π (class-major, nC) from f (class-major, nC), eq. 3.34."""
+    """π (class-major, nC) from f (class-major, nC): the softmax over classes at every point."""
     F = f.reshape(n_classes, -1)
     return softmax(F, axis=0).ravel()
 

@@ -49,13 +49,13 @@ def problem():
 
 
 def brute_psi(f, K_full, y, n_classes):
-    """Ψ(f) of eq. 3.32 without the constant, with an explicit inverse."""
+    """Ψ(f) = −½ fᵀK⁻¹f + yᵀf − Σ_i log Σ_c exp f_i^c (the log posterior less its constants), explicit inverse."""
     K_inverse = np.linalg.inv(K_full)
     return -0.5 * f @ K_inverse @ f + y @ f - logsumexp(f.reshape(n_classes, -1), axis=0).sum()
 
 
 def brute_w(pi, n_classes):
-    """W = diag(π) − ΠΠᵀ built entry by entry (eq. 3.38)."""
+    """W = diag(π) − ΠΠᵀ built from its definition."""
     n = len(pi) // n_classes
     Pi = np.vstack([np.diag(pi[c * n:(c + 1) * n]) for c in range(n_classes)])
     return np.diag(pi) - Pi @ Pi.T
@@ -66,7 +66,7 @@ def test_mode_is_a_fixed_point(problem):
     K_full = block_diag(*as_blocks(K, N_CLASSES))
     y = Y.T.ravel()
     pi = softmax(mode.f.reshape(N_CLASSES, -1), axis=0).ravel()
-    # eq. 3.35: at the mode f = K (y − π), and a = K⁻¹ f = y − π
+    # the gradient of Ψ vanishes at the mode: f = K (y − π), and a = K⁻¹ f = y − π
     np.testing.assert_allclose(mode.f, K_full @ (y - pi), atol=1e-9)
     np.testing.assert_allclose(mode.a, y - pi, atol=1e-9)
     np.testing.assert_allclose(mode.pi, pi, atol=1e-12)
@@ -126,7 +126,7 @@ def test_predictive_mean_and_covariance_match_dense_formulas(problem):
     K_full = block_diag(*as_blocks(K, C))
     W = brute_w(mode.pi, C)
     n, m = problem["K_star"].shape
-    # Q* (nC × C) per test point; mean Q*ᵀ K⁻¹ f̂ (eq. 3.40), covariance eq. 3.43 with
+    # Q* (nC × C) per test point; mean Q*ᵀ K⁻¹ f̂, covariance diag(k**) − Q*ᵀ (K + W⁻¹)⁻¹ Q* with
     # (K + W⁻¹)⁻¹ written W (I + K W)⁻¹, since W itself is singular (W R = 0).
     middle = W @ np.linalg.inv(np.eye(n * C) + K_full @ W)
     for j in range(m):
