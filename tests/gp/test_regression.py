@@ -276,3 +276,12 @@ def test_data_fit_or_raise_a_paucity_error(rows, y):
         assert "\n" not in str(error)
         return
     assert np.isfinite(model.predict(data)).all()
+
+
+def test_prior_density_function_checks_shapes():
+    with pytest.raises(ShapeMismatchError, match="K must be a square matrix"):
+        log_prior_density(np.ones(2), np.ones((2, 3)))
+    with pytest.raises(ShapeMismatchError, match="f has shape"):
+        log_prior_density(np.ones(3), np.eye(2))
+    with pytest.raises(InputError, match="not positive definite"):
+        log_prior_density(np.ones(2), np.ones((2, 2)))

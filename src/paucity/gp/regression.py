@@ -33,6 +33,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.linalg
 import scipy.sparse
+from scipy.special import ndtri
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import DataConversionWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Kernel
@@ -161,6 +162,12 @@ def log_prior_density(f, K, *, marginal="laplace", b: float = 1.0, sigma: float 
     """
     f = np.asarray(f, dtype=float)
     K = np.asarray(K, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ShapeMismatchError(f"K must be a square matrix, got shape {K.shape}.")
+    if f.ndim == 0 or f.shape[-1] != K.shape[0]:
+        raise ShapeMismatchError(
+            f"f has shape {f.shape} but its last axis must have {K.shape[0]} entries, one per row of K."
+        )
     L = _cholesky(K, 0.0)
     z = unwarp(f, marginal, b=b, sigma=sigma)
     n = K.shape[0]
@@ -548,8 +555,6 @@ class HeavyTailedProcessRegressor(RegressorMixin, BaseEstimator):
         q = float(q)
         if not 0.0 < q < 1.0:
             raise ParameterError(f"q must be a probability strictly between 0 and 1, got {q!r}.")
-        from scipy.special import ndtri
-
         mean, variance = self.predict_distribution(X)
         return self._map(mean + ndtri(q) * np.sqrt(variance))
 
@@ -581,7 +586,7 @@ class HeavyTailedProcessRegressor(RegressorMixin, BaseEstimator):
                 f"f_star has shape {f_star.shape} but its last axis must have {mean.shape[0]} entries, one per row of X."
             )
         z = unwarp(f_star, self._marginal, b=self._b, sigma=self._sigma)
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
             log_normal = -0.5 * (_LOG_2PI + np.log(variance) + (z - mean) ** 2 / variance)
         log_jacobian = log_density(f_star, self._marginal, b=self._b) + 0.5 * (
             _LOG_2PI + np.log(self._sigma**2) + (z / self._sigma) ** 2
