@@ -18,6 +18,12 @@ simulate_crowd
     Crowd judgments of real-valued and binary subjective features, with labels and the exact loss ℓ(r).
 grouped_feature_crowd
     Noisy features made of groups of adjacent columns, each judgment one of the group's values.
+rotamers, rotamer_table
+    Backbone angles (Phi, Psi) and chi1 rotamer classes of real protein structures (cached table; builder).
+dihedral, rotamer_class, ramachandran_density, sparse_mask
+    Dihedral angles, chi1 rotamer bins, and dense and sparse regions of the Ramachandran plot.
+torus_classes
+    Three classes on the torus with dense clusters and isolated points.
 """
 
 from .bundled import pbmc68k_reduced
@@ -35,20 +41,37 @@ from .ranking import (
     flip_comparisons,
     sample_pairs,
 )
+from .rotamers import (
+    dihedral,
+    ramachandran_density,
+    rotamer_class,
+    rotamer_table,
+    rotamers,
+    sparse_mask,
+)
 from .synthetic import SyntheticCounts, make_scrna_counts
+from .torus import TorusClasses, torus_classes
 
 __all__ = [
     "FeatureExperiment",
     "GroupedFeatureCrowd",
     "SimulatedCrowd",
     "SyntheticCounts",
+    "TorusClasses",
     "btl_comparisons",
     "btl_scores",
+    "dihedral",
     "feature_experiment",
     "flip_comparisons",
     "grouped_feature_crowd",
     "make_scrna_counts",
     "pbmc68k_reduced",
+    "ramachandran_density",
+    "rotamer_class",
+    "rotamer_table",
+    "rotamers",
     "sample_pairs",
     "simulate_crowd",
+    "sparse_mask",
+    "torus_classes",
 ]
