@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.integrate import dblquad
 
@@ -179,6 +180,7 @@ def test_builder_on_a_fragment_matches_the_shipped_rows(tmp_path):
         assert np.allclose(built[column], shipped[column], atol=1e-4)
     assert np.array_equal(built["rotamer"], shipped["rotamer"])
     assert set(CHI1_ATOM) >= set(built["residue"])
+    pd.testing.assert_frame_equal(rotamer_table(str(FRAGMENT), min_length=5), built)  # one path alone
 
 
 def test_builder_keeps_one_copy_of_a_repeated_chain(tmp_path):

@@ -230,11 +230,12 @@ def rotamer_table(paths, *, min_length: int = 20, concentration: float = DENSITY
 
     Parameters
     ----------
-    paths : iterable of str or path-like, or mapping of str to path
+    paths : str, path-like, iterable of them, or mapping of str to path
         PDB (``.pdb``, ``.ent``) or mmCIF (``.cif``, ``.pdbx``) files,
         optionally gzipped; a mapping gives each file the name written to
-        the ``structure`` column (otherwise the file name without suffixes). Only the first model of each file is read, and of
-        each atom only its first alternative location.
+        the ``structure`` column (otherwise the file name without
+        suffixes). Only the first model of each file is read, and of each
+        atom only its first alternative location.
     min_length : int, default 20
         Protein chains with fewer amino-acid residues are skipped (peptides,
         ligands, waters).
@@ -272,6 +273,8 @@ def rotamer_table(paths, *, min_length: int = 20, concentration: float = DENSITY
     """
     struc, _, _ = _biotite()
     check_parameter(min_length, "min_length", [Interval(numbers.Integral, 1, None)], owner="rotamer_table")
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
     if isinstance(paths, Mapping):
         named = sorted((str(name), Path(path)) for name, path in paths.items())
     else:
