@@ -187,7 +187,9 @@ def find_mode(L0, K0, Y, *, marginal, b, sigma, a0=None, max_iter=100, tol=1e-6)
     ``Δz = H⁻¹∇J`` or ``B⁻¹∇J`` is an ascent direction.
     The iterate is kept as ``a = K⁻¹ z`` (``z = K a``), with a backtracking
     (Armijo) line search on J. Stops when the largest entry of
-    ``∇J = d ⊙ (y − π) − a`` is below ``tol``.
+    ``∇J = d ⊙ (y − π) − a`` is below ``tol``, or when the step's predicted
+    gain ``∇J'Δz`` is below the round-off of J (1e-14·max(1, |J|)): with an
+    ill-conditioned K the gradient cannot be computed more finely.
 
     Parameters
     ----------
@@ -246,6 +248,8 @@ def _find_mode(L0, K0, Y, marginal, b, sigma, a0, max_iter, tol):
         da = a_new - a
         dz = _latent(L0, da)
         slope = float(np.sum(grad * dz))
+        if slope <= 1e-14 * max(1.0, abs(obj)):  # a Newton step would raise J by less than its round-off
+            return Mode(z, a, obj, iteration - 1, True, grad_norm)
         step = 1.0
         for _ in range(40):
             a_try, z_try = a + step * da, z + step * dz

@@ -1,0 +1,439 @@
+"""Heavy-tailed process classification: the estimator (seed 003, §4.5, eqs. 4.9-4.12)."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import minimize
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.exceptions import DataConversionWarning
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Kernel
+from sklearn.utils.multiclass import type_of_target
+
+from .._errors import InputError, InputTypeError, ParameterError, PaucityWarning, ShapeMismatchError
+from .._validation import (BOOLEAN, RANDOM_STATE, Instance, Interval, Options, check_is_fitted, check_labels,
+                           check_matrix, check_random_state, validate_params)
+from .laplace import kernel_cholesky, laplace_fit, predictive_moments, predictive_proba
+from .marginals import MARGINALS
+
+__all__ = ["HeavyTailedProcessClassifier", "MAX_CLASSES"]
+
+#: The most classes accepted: the Hessian of the log posterior is (nC) x (nC).
+MAX_CLASSES = 20
+#: Bounds of b during optimization.
+B_BOUNDS = (1e-2, 1e2)
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _is_column(y) -> bool:
+    try:
+        shape = np.asarray(y).shape
+    except Exception:
+        return False
+    return len(shape) == 2 and shape[1] == 1
+
+
+def _label_type(y):
+    try:
+        return type_of_target(y)
+    except Exception:  # missing labels and odd containers: check_labels says what is wrong
+        return None
+
+
+def _check_kernel_input(kernel, X):
+    try:
+        from .kernels import check_kernel_input
+    except ImportError:  # pragma: no cover - the kernels module ships with this one
+        return
+    check_kernel_input(kernel, X)
+
+
+class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
+    """Multiclass classification with a heavy-tailed process prior, by the Laplace approximation.
+
+    Each class c has a latent process ``f_c = G_b⁻¹(Φ_{0,σ²}(z_c))``, the
+    Gaussian process ``z_c`` pushed through a Gaussian copula into a process
+    with heavy-tailed marginals ``G_b`` (eq. 4.3); labels follow the softmax of
+    the ``f_c`` (eq. 4.9). Near isolated training points the predictions are
+    shrunk towards 1/C more than in dense regions (§4.4). ``marginal="gaussian"``
+    with ``b = sigma`` is ordinary multiclass Laplace GP classification.
+
+    Parameters
+    ----------
+    marginal : {"laplace", "hypsecant", "student", "gaussian"}, default "laplace"
+        The marginal ``G_b`` (see :mod:`paucity.gp.marginals`).
+    kernel : scikit-learn kernel, default None
+        The covariance of every ``z_c``. None means
+        ``ConstantKernel(1.0) * RBF(1.0)``. Any scikit-learn kernel object
+        (``RBF``, ``Matern``, sums, products, :class:`paucity.gp.kernels.VonMises`
+        for angles) is accepted; it is cloned in ``fit``. One kernel is shared
+        by the C latent processes (the prior covariance is block-diagonal with
+        C equal blocks).
+    b : float, default 1.0
+        The scale of the marginal; the starting value when optimized.
+    sigma : float, default 1.0
+        The standard deviation σ of ``Φ_{0,σ²}`` in the copula map (fixed).
+    optimize : bool, default True
+        Fit the kernel's hyperparameters (and b, except for
+        ``marginal="gaussian"``) by maximizing eq. (4.11) minus the penalty.
+    alpha : float, default 0.0
+        Weight of the l2 penalty: the objective maximized is
+        ``log q(y | X) − ½·alpha·‖φ − φ₀‖²`` with ``φ`` the kernel's log-space
+        theta followed by ``log b``, and ``φ₀`` their starting values (the
+        kernel and b as given). 0 (no penalty) as in scikit-learn's GPC; the
+        seed chooses the weight by cross-validation (§4.6).
+    n_restarts : int, default 0
+        Further optimizations from starting points drawn uniformly (in log
+        space) within the kernel's bounds and ``B_BOUNDS``; the best is kept.
+    n_samples : int, default 1000
+        Draws of ``z*`` per test point in the predictive (eq. 4.10).
+    max_iter : int, default 100
+        Newton-like iterations of the mode search.
+    tol : float, default 1e-6
+        The mode search stops when every entry of ∇J is below ``tol``.
+    random_state : int, numpy.random.Generator or None
+        Seeds the restarts and the predictive draws; with a fixed seed,
+        ``predict_proba`` returns the same numbers on every call.
+
+    Attributes
+    ----------
+    classes_ : numpy.ndarray
+        The class labels, sorted.
+    n_features_in_ : int
+    kernel_ : scikit-learn kernel
+        The kernel with the fitted hyperparameters.
+    b_ : float
+        The fitted b (the given b for ``marginal="gaussian"``, where with a
+        free kernel amplitude b is redundant and is not optimized).
+    latent_mode_ : numpy.ndarray of shape (n_samples, n_classes)
+        The mode ẑ of the posterior in z-space, columns in ``classes_`` order.
+    log_marginal_likelihood_ : float
+        Eq. (4.11) at the fitted parameters (the penalty not included).
+    hessian_clipped_ : bool
+        Whether ``−∇²J`` was not positive definite at the mode, so the
+        positive entries of ``e ⊙ (y − π)`` were dropped from it (see Notes).
+    n_iter_ : int
+        Iterations of the last mode search.
+    X_train_ : numpy.ndarray
+        The training inputs (the predictive needs them).
+
+    Notes
+    -----
+    Seed 003, chapter 4: the model is eqs. (4.3) and (4.9); the Laplace
+    approximation of §4.5 gives ``q(z | X, y) = N(ẑ, H⁻¹)`` with
+    ``H = −∇²J(ẑ)``, the predictive (4.10), the approximate log marginal
+    likelihood (4.11) and, at the mode, ``ẑ = K diag(f')(y − π)`` (4.12).
+    The algorithms are in :mod:`paucity.gp.laplace`.
+
+    **The mode.** ``−∇²J`` need not be positive definite, so the mode is found
+    by Newton's steps where it is and by steps with the positive definite
+    ``B = K⁻¹ + DWD`` where it is not, with a backtracking line search on J,
+    warm-started from the previous mode during optimization.
+
+    **Where H is not positive definite at the mode** (at a true maximum it is
+    at least semi-definite, so this happens only when the search stopped
+    short or H is numerically singular), the positive entries of
+    ``e ⊙ (y − π)`` are dropped, ``H = B + diag(max(0, −e ⊙ (y − π)))``,
+    ``hessian_clipped_`` is set and a :class:`~paucity.PaucityWarning` is
+    issued.
+
+    **Limits.** At most ``MAX_CLASSES = 20`` classes, each with at least two
+    points: the Hessian is (nC) x (nC) and is factored densely, in
+    O((nC)³) time and O((nC)²) memory. A jitter of 1e-10 times the kernel's
+    mean diagonal (larger if needed) is added to the kernel matrix.
+
+    The gradient of (4.11) in the kernel's theta and log b includes the
+    implicit term through ẑ (eq. 4.12); the optimizer is scipy's L-BFGS-B.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paucity.gp.classification import HeavyTailedProcessClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.concatenate([rng.normal(c, 0.5, size=(10, 2)) for c in (-2.0, 0.0, 2.0)])
+    >>> y = np.repeat(["a", "b", "c"], 10)
+    >>> model = HeavyTailedProcessClassifier(marginal="laplace", random_state=0).fit(X, y)
+    >>> [str(label) for label in model.predict([[-2.0, -2.0], [0.0, 0.0], [2.0, 2.0]])]
+    ['a', 'b', 'c']
+    >>> proba = model.predict_proba([[0.0, 0.0], [9.0, 9.0]])   # far from the data: near 1/3 each
+    >>> print(np.round(proba.sum(axis=1), 6), bool(np.all(np.abs(proba[1] - 1 / 3) < 0.1)))
+    [1. 1.] True
+    """
+
+    _parameter_constraints = {
+        "marginal": [Options(*MARGINALS)],
+        "kernel": [Instance(Kernel, description="a scikit-learn kernel"), None],
+        "b": [Interval(numbers.Real, 0, None, closed="neither")],
+        "sigma": [Interval(numbers.Real, 0, None, closed="neither")],
+        "optimize": [BOOLEAN],
+        "alpha": [Interval(numbers.Real, 0, None)],
+        "n_restarts": [Interval(numbers.Integral, 0, None)],
+        "n_samples": [Interval(numbers.Integral, 1, None)],
+        "max_iter": [Interval(numbers.Integral, 1, None)],
+        "tol": [Interval(numbers.Real, 0, None, closed="neither")],
+        "random_state": [RANDOM_STATE],
+    }
+    _parameter_hints = {
+        "b": "b is the scale of the heavy-tailed marginal; 1.0 is a good start.",
+        "kernel": "Pass a kernel from sklearn.gaussian_process.kernels, e.g. ConstantKernel() * RBF().",
+    }
+
+    def __init__(self, marginal="laplace", kernel=None, b=1.0, sigma=1.0, optimize=True, alpha=0.0, n_restarts=0,
+                 n_samples=1000, max_iter=100, tol=1e-6, random_state=None):
+        self.marginal = marginal
+        self.kernel = kernel
+        self.b = b
+        self.sigma = sigma
+        self.optimize = optimize
+        self.alpha = alpha
+        self.n_restarts = n_restarts
+        self.n_samples = n_samples
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        tags.classifier_tags.multi_class = True
+        tags.non_deterministic = self.random_state is None
+        return tags
+
+    # ---------------------------------------------------------------------------------------------------------
+    def _validate_X(self, X, *, fitting: bool):
+        if sp.issparse(X):
+            raise InputTypeError(
+                "sparse input is not supported: X must be a dense matrix; convert it with X.toarray()."
+            )
+        X = check_matrix(X, nonnegative=False, sparse_format=None, dtype=np.float64)
+        if not fitting and X.shape[1] != self.n_features_in_:
+            raise ShapeMismatchError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} "
+                "features as input (the number it was fitted with)."
+            )
+        return X
+
+    def _lml(self, kernel, X, Y, b, *, a0=None, gradient=False):
+        if gradient:
+            K0, dK0 = kernel(X, eval_gradient=True)
+        else:
+            K0, dK0 = kernel(X), None
+        L0, jitter = kernel_cholesky(K0)
+        K0 = K0 + jitter * np.eye(K0.shape[0])
+        return laplace_fit(K0, Y, marginal=self._marginal, b=b, sigma=self._sigma, dK0=dK0, L0=L0, a0=a0,
+                           max_iter=self.max_iter, tol=self.tol, gradient=gradient)
+
+    def fit(self, X, y):
+        """Fit the Laplace approximation (and the kernel's hyperparameters when ``optimize``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels: at least 2 and at most ``MAX_CLASSES`` classes,
+            each with at least 2 points.
+
+        Returns
+        -------
+        self
+        """
+        params = validate_params(self)
+        X = self._validate_X(X, fitting=True)
+        if y is None:
+            raise InputError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None; pass the class labels."
+            )
+        if _is_column(y):
+            warnings.warn(
+                "A column-vector y was passed when a 1d array was expected; pass shape (n,), e.g. with y.ravel().",
+                DataConversionWarning,
+                stacklevel=2,
+            )
+        if _label_type(y) in ("continuous", "continuous-multioutput"):
+            raise InputError(
+                "Unknown label type: y holds continuous values, but class labels were expected; "
+                "use a regressor, or bin the values into classes."
+            )
+        codes, classes, keep = check_labels(y, X.shape[0], min_classes=2)
+        if keep is not None:
+            X = X[keep]
+        n_classes = len(classes)
+        if n_classes > MAX_CLASSES:
+            raise InputError(
+                f"y has {n_classes} classes but at most {MAX_CLASSES} are supported (the Hessian has "
+                f"(n_samples * n_classes)^2 entries); merge rare classes."
+            )
+        counts = np.bincount(codes, minlength=n_classes)
+        if counts.min() < 2:
+            rare = classes[int(np.argmin(counts))]
+            raise InputError(
+                f"class {_plain(rare)!r} of y has {int(counts.min())} point(s); every class needs at least 2. "
+                "Drop or merge that class."
+            )
+        kernel = ConstantKernel(1.0) * RBF(1.0) if params["kernel"] is None else clone(params["kernel"])
+        _check_kernel_input(kernel, X)
+        self._marginal = params["marginal"]
+        self._sigma = float(params["sigma"])
+        n = X.shape[0]
+        Y = np.zeros((n_classes, n))
+        Y[codes, np.arange(n)] = 1.0
+        b = float(params["b"])
+        fit_b = self._marginal != "gaussian"
+        rng = check_random_state(params["random_state"])
+
+        if params["optimize"] and (kernel.n_dims > 0 or fit_b):
+            kernel, b = self._optimize(kernel, X, Y, b, fit_b, params, rng)
+        result = self._lml(kernel, X, Y, b)
+        if not result.mode.converged:
+            warnings.warn(
+                f"the mode search stopped after {result.mode.n_iter} iterations with a gradient of "
+                f"{result.mode.gradient_norm:.2g} (tol={self.tol}); raise max_iter.",
+                PaucityWarning,
+                stacklevel=2,
+            )
+        if result.clipped:
+            warnings.warn(
+                "the Hessian of the log posterior is not positive definite at the mode; its positive "
+                "f''(y - pi) entries were dropped (hessian_clipped_ is True).",
+                PaucityWarning,
+                stacklevel=2,
+            )
+        self.classes_ = classes
+        self.n_features_in_ = X.shape[1]
+        self.kernel_ = kernel
+        self.b_ = b
+        self.X_train_ = X
+        self.latent_mode_ = result.mode.z.T.copy()
+        self.log_marginal_likelihood_ = result.log_marginal_likelihood
+        self.hessian_clipped_ = bool(result.clipped)
+        self.n_iter_ = result.mode.n_iter
+        self._Y = Y
+        self._a = result.mode.a
+        self._curvature = result.curvature
+        return self
+
+    def _optimize(self, kernel, X, Y, b, fit_b, params, rng):
+        alpha = float(params["alpha"])
+        theta_bounds = kernel.bounds if kernel.n_dims else np.empty((0, 2))
+        bounds = np.vstack([theta_bounds, np.log([B_BOUNDS])]) if fit_b else theta_bounds
+        phi0 = np.concatenate([kernel.theta, [np.log(b)]]) if fit_b else kernel.theta.copy()
+        warm = {"a": None, "phi": None, "value": None}
+
+        def wall(phi):
+            # where the mode search fails (extreme parameters), a quadratic wall back to the last good point,
+            # so that L-BFGS-B's line search backtracks instead of stopping
+            if warm["phi"] is None:
+                return 1e10, np.zeros_like(phi)
+            step = phi - warm["phi"]
+            return warm["value"] + 1e3 * (1.0 + float(step @ step)), 2e3 * step
+
+        def objective(phi):
+            theta = phi[: kernel.n_dims]
+            b_now = float(np.exp(phi[-1])) if fit_b else b
+            try:
+                res = self._lml(kernel.clone_with_theta(theta), X, Y, b_now, a0=warm["a"], gradient=True)
+            except (np.linalg.LinAlgError, FloatingPointError):
+                return wall(phi)
+            if not (np.isfinite(res.log_marginal_likelihood) and res.mode.converged):
+                return wall(phi)
+            grad = np.concatenate([res.gradient_theta, [res.gradient_log_b]]) if fit_b else res.gradient_theta
+            value = res.log_marginal_likelihood - 0.5 * alpha * float(np.sum((phi - phi0) ** 2))
+            grad = grad - alpha * (phi - phi0)
+            if not np.all(np.isfinite(grad)):
+                return wall(phi)
+            warm.update(a=res.mode.a, phi=phi.copy(), value=-value)
+            return -value, -grad
+
+        starts = [np.clip(phi0, bounds[:, 0], bounds[:, 1])]
+        for _ in range(params["n_restarts"]):
+            starts.append(rng.uniform(bounds[:, 0], bounds[:, 1]))
+        best = None
+        for start in starts:
+            warm.update(a=None, phi=None, value=None)
+            opt = minimize(objective, start, jac=True, method="L-BFGS-B", bounds=bounds)
+            if best is None or opt.fun < best.fun:
+                best = opt
+        phi = best.x
+        kernel = kernel.clone_with_theta(phi[: kernel.n_dims])
+        return kernel, (float(np.exp(phi[-1])) if fit_b else b)
+
+    def log_marginal_likelihood(self, theta=None, b=None, eval_gradient=False):
+        """Eq. (4.11) at other parameters (or the fitted value), and its gradient.
+
+        Parameters
+        ----------
+        theta : array-like, optional
+            The kernel's log-space hyperparameters (``kernel_.theta``'s
+            layout). None returns ``log_marginal_likelihood_``.
+        b : float, optional
+            The marginal's scale (``b_`` by default).
+        eval_gradient : bool, default False
+            Also return the gradient.
+
+        Returns
+        -------
+        float, or (float, numpy.ndarray)
+            The value, and with ``eval_gradient`` its derivatives in theta
+            followed, except for ``marginal="gaussian"``, by the derivative
+            in ``log b``: the parameters ``fit`` optimizes.
+        """
+        check_is_fitted(self, "kernel_")
+        if theta is None and b is None:
+            if eval_gradient:
+                raise ParameterError("eval_gradient=True needs theta; pass theta=model.kernel_.theta.")
+            return self.log_marginal_likelihood_
+        kernel = self.kernel_ if theta is None else self.kernel_.clone_with_theta(np.asarray(theta, dtype=float))
+        b = self.b_ if b is None else float(b)
+        if not b > 0:
+            raise ParameterError(f"b must be > 0, got {b!r}.")
+        result = self._lml(kernel, self.X_train_, self._Y, b, gradient=eval_gradient)
+        if not eval_gradient:
+            return result.log_marginal_likelihood
+        grad = result.gradient_theta
+        if self._marginal != "gaussian":
+            grad = np.concatenate([grad, [result.gradient_log_b]])
+        return result.log_marginal_likelihood, grad
+
+    def latent_moments(self, X):
+        """Mean (n, C) and covariance (n, C, C) of the Gaussian q(z* | X, y) at new points."""
+        check_is_fitted(self, "kernel_")
+        X = self._validate_X(X, fitting=False)
+        _check_kernel_input(self.kernel_, X)
+        return predictive_moments(self.kernel_(X, self.X_train_), self.kernel_.diag(X), self._a, self._curvature)
+
+    def predict_proba(self, X):
+        """Class probabilities by eq. (4.10): q(z*) sampled, mapped to f-space, softmax, averaged.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order; rows sum to 1.
+        """
+        mean, cov = self.latent_moments(X)
+        rng = check_random_state(self.random_state)
+        normals = rng.standard_normal((self.n_samples, len(self.classes_)))
+        return predictive_proba(mean, cov, normals, marginal=self._marginal, b=self.b_, sigma=self._sigma)
+
+    def predict(self, X):
+        """The most probable class of every row of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_samples,)
+        """
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
