@@ -13,8 +13,8 @@ Subcommands:
     Seed 003, §4.6 on :func:`paucity.datasets.rotamers` (65 protein chains
     of the structures ``mdanalysistests`` 2.11.0 ships; all 17 residue types
     have at least 150 measurements, so all take part). For every residue
-    type, 10-fold cross-validation (folds drawn at random, stratified by
-    nothing); from each fold's nine training tenths ``N_TRAIN`` = 100 points
+    type, 10-fold cross-validation (a random balanced assignment of rows to
+    folds, not stratified by rotamer); from each fold's nine training tenths ``N_TRAIN`` = 100 points
     are drawn at random (the seed: "training sets of only 100 datapoints"),
     the same 100 for every method, and the whole held-out tenth is the test
     set. Methods (``METHODS``): HPC with Laplace and hyperbolic-secant
@@ -26,6 +26,9 @@ Subcommands:
     distance of the log parameters from their start, for every ``alpha`` in
     ``ALPHA_GRID``; and scikit-learn's ``GaussianProcessClassifier`` (one
     versus rest, the same starting kernel, its own unpenalized optimizer).
+    A rotamer seen fewer than twice among a fold's training points (leucine's
+    g+ has 8 rows in 912) is dropped from that fold's training set, for every
+    method; it then gets probability 0.
     Every test point's prediction is written to
     ``experiments/results/gp_rotamer_predictions.csv`` (rewritten after each
     residue's fold; ``--resume`` skips the finished folds) and each fit's
