@@ -183,3 +183,19 @@ def test_check_kernel_input_names_the_first_entry_in_degrees():
     assert str(error.value) == expected
     with pytest.raises(ValueError, match="row 0, column 1"):
         check_kernel_input(VonMises(), np.array([[0.0, -7.0]]))
+
+
+def test_classifier_refuses_degrees_with_von_mises_and_accepts_radians():
+    from paucity.gp.classification import HeavyTailedProcessClassifier
+
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-np.pi, np.pi, size=(24, 2))
+    y = np.repeat([0, 1, 2], 8)
+    model = HeavyTailedProcessClassifier(marginal="gaussian", kernel=ConstantKernel() * VonMises(), optimize=False,
+                                         n_samples=50, random_state=0)
+    with pytest.raises(InputError, match="convert degrees with numpy.deg2rad"):
+        model.fit(np.rad2deg(X), y)
+    model.fit(X, y)
+    with pytest.raises(InputError, match="radians"):
+        model.predict_proba(np.rad2deg(X[:3]))
+    assert model.predict_proba(X[:3]).shape == (3, 3)
