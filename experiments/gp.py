@@ -60,7 +60,7 @@ Subcommands:
 ``table``
     Rebuilds ``src/paucity/datasets/data/rotamers.csv.gz`` with
     :func:`paucity.datasets.rotamer_table` from the files of
-    ``paucity.datasets.rotamers.SOURCE_FILES``, found under ``--structures``
+    ``paucity.datasets.ramachandran.SOURCE_FILES``, found under ``--structures``
     (the ``MDAnalysisTests/data`` folder of the unpacked
     ``mdanalysistests-2.11.0`` source distribution:
     ``pip download --no-deps mdanalysistests==2.11.0``).
@@ -109,7 +109,7 @@ FITS = "gp_rotamer_fits.csv"
 
 def _rotamer_module():
     # paucity.datasets exports the function rotamers(), which shadows the module of the same name.
-    return importlib.import_module("paucity.datasets.rotamers")
+    return importlib.import_module("paucity.datasets.ramachandran")
 
 
 # -- one residue's fold ------------------------------------------------------------------------------------

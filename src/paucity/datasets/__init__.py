@@ -41,7 +41,7 @@ from .ranking import (
     flip_comparisons,
     sample_pairs,
 )
-from .rotamers import (
+from .ramachandran import (
     dihedral,
     ramachandran_density,
     rotamer_class,

@@ -18,7 +18,7 @@ from paucity.datasets import (
     rotamers,
     sparse_mask,
 )
-from paucity.datasets.rotamers import CHI1_ATOM, MIN_MEASUREMENTS, RESIDUES
+from paucity.datasets.ramachandran import CHI1_ATOM, MIN_MEASUREMENTS, RESIDUES
 
 FRAGMENT = Path(__file__).resolve().parent.parent / "fixtures" / "2xcjA_fragment.pdb"
 
