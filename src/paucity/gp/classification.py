@@ -289,7 +289,13 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
 
         if params["optimize"] and (kernel.n_dims > 0 or fit_b):
             kernel, b = self._optimize(kernel, X, Y, b, fit_b, params, rng)
-        result = self._lml(kernel, X, Y, b)
+        try:
+            result = self._lml(kernel, X, Y, b)
+        except np.linalg.LinAlgError as exc:
+            raise ParameterError(
+                f"the Laplace approximation failed at kernel {kernel} and b={b:.3g} ({exc}); "
+                "use a smaller kernel amplitude or b, or standardize X."
+            ) from None
         if not result.mode.converged:
             warnings.warn(
                 f"the mode search stopped after {result.mode.n_iter} iterations with a gradient of "
@@ -392,7 +398,13 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         b = self.b_ if b is None else float(b)
         if not b > 0:
             raise ParameterError(f"b must be > 0, got {b!r}.")
-        result = self._lml(kernel, self.X_train_, self._Y, b, gradient=eval_gradient)
+        try:
+            result = self._lml(kernel, self.X_train_, self._Y, b, gradient=eval_gradient)
+        except np.linalg.LinAlgError as exc:
+            raise ParameterError(
+                f"the Laplace approximation failed at theta={kernel.theta} and b={b:.3g} ({exc}); "
+                "choose parameters nearer the fitted ones."
+            ) from None
         if not eval_gradient:
             return result.log_marginal_likelihood
         grad = result.gradient_theta
