@@ -5,6 +5,8 @@ Run with paucity's development Python from the repository root::
     python -m experiments.gp fig4_3              # the cross-validation behind Figures 4.3 and 4.4
     python -m experiments.gp fig4_3 --quick      # 3 residues, 3 folds, 40 training points: a check in seconds
     python -m experiments.gp timing              # one residue's fold per method, for the run-time estimate
+    python -m experiments.gp fig4_1              # Figure 4.1: the copula map for growing b
+    python -m experiments.gp fig4_2              # Figure 4.2(b): 400 arginines by rotamer over the sparse regions
     python -m experiments.gp table --structures DIR   # rebuild the shipped rotamer table (needs biotite)
 
 Subcommands:
@@ -391,10 +393,86 @@ def run_table(structures: Path, output: Path) -> Path:
     return output
 
 
+FIG4_1_B = (0.5, 1.0, 2.0)  # growing b: dotted, dashed, solid, as the seed's caption
+FIG4_2_QUANTILES = (0.1, 0.2, 0.3, 0.5)  # the sparse region (darkest) and how Figure 4.4 grows it
+
+
+def run_fig4_1(*, figures: Path = FIGURES) -> Path:
+    """Seed 003, Figure 4.1: the copula map G_b^-1(Phi(x)) (sigma^2 = 1) for growing b, one panel per marginal."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from paucity.gp import warp
+
+    x = np.linspace(-3.0, 3.0, 301)
+    fig, axes = plt.subplots(1, 3, figsize=(10, 3.3))
+    titles = {"laplace": "(a) Laplace", "hypsecant": "(b) hyperbolic secant", "student": "(c) Student-t inspired"}
+    for ax, (marginal, title) in zip(axes, titles.items()):
+        for b, style in zip(FIG4_1_B, (":", "--", "-")):
+            ax.plot(x, warp(x, marginal, b=b).f, style, color="black", label=f"b = {b:g}")
+        ax.plot(x, x, color="0.7", lw=0.8, label="identity")
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("x")
+        ax.set_ylim(-12, 12)
+    axes[0].set_ylabel("G_b^-1(Phi(x))")
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    figures.mkdir(parents=True, exist_ok=True)
+    path = figures / "gp_fig4_1.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def run_fig4_2(*, figures: Path = FIGURES, residue: str = TIMING_RESIDUE, n_points: int = 400, seed: int = SEED,
+               grid_points: int = 181) -> Path:
+    """Seed 003, Figure 4.2(b): a Ramachandran plot of 400 measurements of one residue by rotamer, over
+    the sparse regions (darkest: the lowest-density 10 % that Figure 4.3 uses; lighter: Figure 4.4's growth)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from paucity.datasets import ramachandran_density, rotamers
+
+    everything = rotamers(None)
+    table = rotamers(residue)
+    rows = np.random.default_rng(seed).choice(len(table), size=min(n_points, len(table)), replace=False)
+    table = table.iloc[np.sort(rows)]
+    grid = np.linspace(-np.pi, np.pi, grid_points)
+    phi, psi = np.meshgrid(grid, grid)
+    reference = (everything["phi"].to_numpy(), everything["psi"].to_numpy())
+    density = ramachandran_density(phi.ravel(), psi.ravel(), reference=reference).reshape(phi.shape)
+    levels = np.quantile(everything["density"], FIG4_2_QUANTILES)
+    fig, ax = plt.subplots(figsize=(5, 4.6))
+    shades = list(plt.cm.Greys(np.linspace(0.5, 0.12, len(levels)))) + ["white"]
+    bounds = np.concatenate([[0.0], levels, [density.max() + 1.0]])
+    ax.contourf(np.rad2deg(phi), np.rad2deg(psi), density, levels=bounds, colors=shades)
+    names = {0: "g+", 1: "t", 2: "g-"}
+    for rotamer, marker in zip(range(3), ("o", "s", "^")):
+        part = table[table["rotamer"] == rotamer]
+        ax.scatter(np.rad2deg(part["phi"]), np.rad2deg(part["psi"]), s=9, marker=marker, label=names[rotamer])
+    ax.set_xlim(-180, 180)
+    ax.set_ylim(-180, 180)
+    ax.set_xlabel("Phi (degrees)")
+    ax.set_ylabel("Psi (degrees)")
+    ax.set_title(f"{residue}: {len(table)} measurements; shading: lowest-density "
+                 + ", ".join(f"{100 * q:g}" for q in FIG4_2_QUANTILES) + " %", fontsize=8)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    figures.mkdir(parents=True, exist_ok=True)
+    path = figures / "gp_fig4_2.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("experiment", choices=("fig4_3", "timing", "table"))
+    p.add_argument("experiment", choices=("fig4_1", "fig4_2", "fig4_3", "timing", "table"))
     p.add_argument("--quick", action="store_true", help="3 residues, 3 folds, 40 training points, 2 alphas")
     p.add_argument("--residues", default=None, help="comma-separated residue types (default: all 17)")
     p.add_argument("--methods", default=",".join(METHODS), help="comma-separated methods (default: all)")
@@ -420,6 +498,10 @@ def main(argv=None) -> int:
         if args.structures is None:
             raise SystemExit("table needs --structures (the MDAnalysisTests/data folder of mdanalysistests 2.11.0)")
         run_table(args.structures, args.output)
+    elif args.experiment == "fig4_1":
+        print(run_fig4_1(figures=args.figures_dir))
+    elif args.experiment == "fig4_2":
+        print(run_fig4_2(figures=args.figures_dir, seed=args.seed))
     elif args.experiment == "timing":
         run_timing(seed=args.seed, results=args.results_dir)
     else:

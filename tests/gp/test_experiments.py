@@ -94,3 +94,9 @@ def test_quick_run_end_to_end(gx, tmp_path):
     assert set(mean.index) == set(gx.METHODS)
     assert mean[["rate_sparse", "rate_dense"]].stack().between(20, 100).all()  # better than chance (one third)
     assert sorted(fig44["quantile"].unique()) == sorted(gx.GROWTH_QUANTILES)
+
+
+def test_figure_4_1_and_4_2_are_drawn(gx, tmp_path):
+    assert gx.run_fig4_1(figures=tmp_path).stat().st_size > 10_000
+    assert gx.run_fig4_2(figures=tmp_path, grid_points=41).stat().st_size > 10_000
+    assert gx.FIG4_2_QUANTILES[0] == gx.SPARSE_QUANTILE  # the darkest shade is Figure 4.3's sparse region
