@@ -194,7 +194,9 @@ def find_mode(L0, K0, Y, *, marginal, b, sigma, a0=None, max_iter=100, tol=1e-6)
     Parameters
     ----------
     L0, K0 : ndarray (n, n)
-        The shared kernel matrix and its lower Cholesky factor.
+        The lower Cholesky factor of the shared kernel matrix, and the
+        matrix itself (unused: ``z = K a`` is formed as ``L0 (L0' a)`` so that
+        ``a'z ≥ 0`` whatever K's conditioning).
     Y : ndarray (C, n)
         One-hot labels, class-major.
     marginal, b, sigma
