@@ -22,7 +22,7 @@ DEPRECATED_KEYWORDS = {("paucity.differences", "PDA"): "k", ("paucity.difference
 OLD_PYTHON_NAMES = {"k", "seed", "jobs", "n_jobs_", "n_markers"}
 CAPABILITIES = [
     "paucity.info", "paucity.markers", "paucity.ranking", "paucity.differences", "paucity.judgments",
-    "paucity.clustering", "paucity.crowd",
+    "paucity.clustering", "paucity.crowd", "paucity.gp",
 ]
 
 

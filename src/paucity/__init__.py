@@ -16,6 +16,8 @@ clustering
     Active spectral clustering when similarities are costly and noisy to measure.
 crowd
     Pooling biased labelers: Bayesian bias mitigation (BBMC) and its baselines.
+gp
+    Heavy-tailed process classification: Gaussian processes through a copula, for sparse regions.
 datasets
     Bundled data loaders and the synthetic generators of the seeds.
 io
@@ -25,7 +27,7 @@ io
 from importlib import import_module
 
 __version__ = "0.1.0"
-__all__ = ["info", "markers", "ranking", "differences", "judgments", "clustering", "crowd", "datasets", "io", "__version__"]
+__all__ = ["info", "markers", "ranking", "differences", "judgments", "clustering", "crowd", "gp", "datasets", "io", "__version__"]
 
 
 def __getattr__(name: str):
