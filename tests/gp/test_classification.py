@@ -6,7 +6,8 @@ from sklearn.base import clone
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from paucity._errors import InputError, InputTypeError, NotFittedError, ParameterError, ShapeMismatchError
+from paucity._errors import (InputError, InputTypeError, NotFittedError, ParameterError, PaucityWarning,
+                             ShapeMismatchError)
 from paucity.gp.classification import MAX_CLASSES, HeavyTailedProcessClassifier
 from paucity.gp.marginals import MARGINALS
 
@@ -56,6 +57,17 @@ def test_optimization_raises_the_log_marginal_likelihood():
     assert fitted.log_marginal_likelihood() == fitted.log_marginal_likelihood_
     assert fitted.log_marginal_likelihood(fitted.kernel_.theta, fitted.b_) == pytest.approx(
         fitted.log_marginal_likelihood_, abs=1e-6)
+
+
+def test_kernel_optimization_is_capped_and_says_so(monkeypatch):
+    import paucity.gp.classification as classification
+
+    X, y = clusters()
+    monkeypatch.setattr(classification, "OPTIMIZER_MAX_ITER", 2)
+    with pytest.warns(PaucityWarning, match="stopped after 2 L-BFGS-B iterations"):
+        capped = HeavyTailedProcessClassifier(marginal="hypsecant", random_state=0).fit(X, y)
+    start = HeavyTailedProcessClassifier(marginal="hypsecant", optimize=False).fit(X, y)
+    assert capped.log_marginal_likelihood_ > start.log_marginal_likelihood_  # two steps still climb
 
 
 def test_penalty_keeps_parameters_near_their_start():

@@ -25,6 +25,10 @@ __all__ = ["HeavyTailedProcessClassifier", "MAX_CLASSES"]
 MAX_CLASSES = 20
 #: Bounds of b during optimization.
 B_BOUNDS = (1e-2, 1e2)
+#: The most L-BFGS-B iterations per start when the kernel and b are fitted. Without a penalty the
+#: likelihood can be nearly flat towards a bound (a length scale growing without end), where L-BFGS-B
+#: creeps by tiny steps for thousands of iterations; a few parameters converge in far fewer.
+OPTIMIZER_MAX_ITER = 200
 
 
 def _plain(value):
@@ -81,7 +85,9 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         The standard deviation σ of ``Φ_{0,σ²}`` in the copula map (fixed).
     optimize : bool, default True
         Fit the kernel's hyperparameters (and b, except for
-        ``marginal="gaussian"``) by maximizing eq. (4.11) minus the penalty.
+        ``marginal="gaussian"``) by maximizing eq. (4.11) minus the penalty,
+        with at most ``OPTIMIZER_MAX_ITER`` (200) L-BFGS-B iterations per start
+        (a ``PaucityWarning`` when they run out).
     alpha : float, default 0.0
         Weight of the l2 penalty: the objective maximized is
         ``log q(y | X) − ½·alpha·‖φ − φ₀‖²`` with ``φ`` the kernel's log-space
@@ -362,7 +368,16 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         best = None
         for start in starts:
             warm.update(a=None, phi=None, value=None)
-            opt = minimize(objective, start, jac=True, method="L-BFGS-B", bounds=bounds)
+            opt = minimize(objective, start, jac=True, method="L-BFGS-B", bounds=bounds,
+                           options={"maxiter": OPTIMIZER_MAX_ITER})
+            if opt.nit >= OPTIMIZER_MAX_ITER:
+                warnings.warn(
+                    f"the kernel optimization stopped after {OPTIMIZER_MAX_ITER} L-BFGS-B iterations without "
+                    "converging (the likelihood is nearly flat there); a penalty (alpha > 0) keeps the "
+                    "parameters near their starting values.",
+                    PaucityWarning,
+                    stacklevel=3,
+                )
             if best is None or opt.fun < best.fun:
                 best = opt
         phi = best.x
