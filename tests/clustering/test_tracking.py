@@ -94,8 +94,9 @@ def test_shift_invert_tracker_follows_the_dense_answer_through_batches_of_change
         k = nearest_to_boundary(fiedler.vector)
         assert k == nearest_to_boundary(dense.vector)
         g, expected = tracker.direction(k), iu_red_direction(W, dense, dense_max=1000).g
-        # to round-off relative to g's largest entries (the ones that decide the pair; g reaches 1e6 on a path)
-        np.testing.assert_allclose(g, expected, rtol=1e-6, atol=1e-9 * np.abs(expected).max())
+        # to round-off relative to g's largest entries (the ones that decide the pair; g reaches 1e6 on a path,
+        # and the two computations' round-off there differs between BLAS kernels by about 1e-8 of it)
+        np.testing.assert_allclose(g, expected, rtol=1e-6, atol=1e-7 * np.abs(expected).max())
         for _ in range(12):
             i, j = rng.choice(70, 2, replace=False)
             new = W[i, j] * 0.3 if (W[i, j] > 0 and rng.random() < 0.3) else W_full[i, j]
