@@ -263,16 +263,27 @@ def summarize(predictions: pd.DataFrame, reference_density: np.ndarray, *, quant
     return fig43.reset_index(drop=True), fig44
 
 
-def _figures(fig43: pd.DataFrame, fig44: pd.DataFrame, figures: Path) -> list[Path]:
-    try:
-        import matplotlib
+def _pyplot():
+    """matplotlib's pyplot on the file-only Agg backend."""
+    import matplotlib
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no figures", flush=True)
-        return []
-    figures.mkdir(parents=True, exist_ok=True)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, path: Path) -> Path:
+    """Lay out, write (creating the folder) and close one figure."""
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    _pyplot().close(fig)
+    return path
+
+
+def _figures(fig43: pd.DataFrame, fig44: pd.DataFrame, figures: Path) -> list[Path]:
+    plt = _pyplot()
     per = fig43[fig43["residue"] != "mean"]
     residues = sorted(per["residue"].unique())
     fig, axes = plt.subplots(2, 1, figsize=(10, 6), sharex=True)
@@ -284,10 +295,7 @@ def _figures(fig43: pd.DataFrame, fig44: pd.DataFrame, figures: Path) -> list[Pa
         ax.set_ylabel(f"rate in {region} region (%)")
     axes[1].set_xticks(np.arange(len(residues)) + 0.4 - width / 2, residues, rotation=90)
     axes[0].legend(ncol=4, fontsize=8)
-    fig.tight_layout()
-    paths = [figures / "gp_fig4_3.png"]
-    fig.savefig(paths[0], dpi=110)
-    plt.close(fig)
+    paths = [_save(fig, figures / "gp_fig4_3.png")]
     fig, ax = plt.subplots(figsize=(5, 3.5))
     for method in METHODS:
         part = fig44[fig44["method"] == method]
@@ -295,10 +303,7 @@ def _figures(fig43: pd.DataFrame, fig44: pd.DataFrame, figures: Path) -> list[Pa
     ax.set_xlabel("sparse region: lowest-density share of residues (%)")
     ax.set_ylabel("rate in sparse region (%)")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    paths.append(figures / "gp_fig4_4.png")
-    fig.savefig(paths[1], dpi=110)
-    plt.close(fig)
+    paths.append(_save(fig, figures / "gp_fig4_4.png"))
     return paths
 
 
@@ -402,12 +407,9 @@ FIG4_2_QUANTILES = (0.1, 0.2, 0.3, 0.5)  # the sparse region (darkest) and how F
 
 def run_fig4_1(*, figures: Path = FIGURES) -> Path:
     """Seed 003, Figure 4.1: the copula map G_b^-1(Phi(x)) (sigma^2 = 1) for growing b, one panel per marginal."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     from paucity.gp import warp
+
+    plt = _pyplot()
 
     x = np.linspace(-3.0, 3.0, 301)
     fig, axes = plt.subplots(1, 3, figsize=(10, 3.3))
@@ -421,24 +423,16 @@ def run_fig4_1(*, figures: Path = FIGURES) -> Path:
         ax.set_ylim(-12, 12)
     axes[0].set_ylabel("G_b^-1(Phi(x))")
     axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    figures.mkdir(parents=True, exist_ok=True)
-    path = figures / "gp_fig4_1.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, figures / "gp_fig4_1.png")
 
 
 def run_fig4_2(*, figures: Path = FIGURES, residue: str = TIMING_RESIDUE, n_points: int = 400, seed: int = SEED,
                grid_points: int = 181) -> Path:
     """Seed 003, Figure 4.2(b): a Ramachandran plot of 400 measurements of one residue by rotamer, over
     the sparse regions (darkest: the lowest-density 10 % that Figure 4.3 uses; lighter: Figure 4.4's growth)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     from paucity.datasets import ramachandran_density, rotamers
+
+    plt = _pyplot()
 
     everything = rotamers(None)
     table = rotamers(residue)
@@ -464,12 +458,7 @@ def run_fig4_2(*, figures: Path = FIGURES, residue: str = TIMING_RESIDUE, n_poin
     ax.set_title(f"{residue}: {len(table)} measurements; shading: lowest-density "
                  + ", ".join(f"{100 * q:g}" for q in FIG4_2_QUANTILES) + " %", fontsize=8)
     ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
-    figures.mkdir(parents=True, exist_ok=True)
-    path = figures / "gp_fig4_2.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, figures / "gp_fig4_2.png")
 
 
 def parser() -> argparse.ArgumentParser:
