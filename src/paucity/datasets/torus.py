@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import Interval, check_parameter, check_random_state
+from .ramachandran import _wrap
 
 __all__ = ["TorusClasses", "torus_classes"]
 
@@ -46,10 +47,6 @@ class TorusClasses:
     def __iter__(self):
         """Unpack as ``X, y, isolated = torus_classes(...)``."""
         return iter((self.X, self.y, self.isolated))
-
-
-def _wrap(angle):
-    return np.mod(angle + np.pi, 2 * np.pi) - np.pi
 
 
 def torus_classes(n: int = 300, *, n_clusters: int = 3, isolated_fraction: float = 0.1,

@@ -16,6 +16,7 @@ from sklearn.utils.multiclass import type_of_target
 from .._errors import InputError, InputTypeError, ParameterError, PaucityWarning, ShapeMismatchError
 from .._validation import (BOOLEAN, RANDOM_STATE, Instance, Interval, Options, check_is_fitted, check_labels,
                            check_matrix, check_random_state, validate_params)
+from .kernels import check_kernel_input
 from .laplace import kernel_cholesky, laplace_fit, predictive_moments, predictive_proba
 from .marginals import MARGINALS
 
@@ -48,14 +49,6 @@ def _label_type(y):
         return type_of_target(y)
     except Exception:  # missing labels and odd containers: check_labels says what is wrong
         return None
-
-
-def _check_kernel_input(kernel, X):
-    try:
-        from .kernels import check_kernel_input
-    except ImportError:  # pragma: no cover - the kernels module ships with this one
-        return
-    check_kernel_input(kernel, X)
 
 
 class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
@@ -283,7 +276,7 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
                 "Drop or merge that class."
             )
         kernel = ConstantKernel(1.0) * RBF(1.0) if params["kernel"] is None else clone(params["kernel"])
-        _check_kernel_input(kernel, X)
+        check_kernel_input(kernel, X)
         self._marginal = params["marginal"]
         self._sigma = float(params["sigma"])
         n = X.shape[0]
@@ -431,7 +424,7 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         """Mean (n, C) and covariance (n, C, C) of the Gaussian q(z* | X, y) at new points."""
         check_is_fitted(self, "kernel_")
         X = self._validate_X(X, fitting=False)
-        _check_kernel_input(self.kernel_, X)
+        check_kernel_input(self.kernel_, X)
         return predictive_moments(self.kernel_(X, self.X_train_), self.kernel_.diag(X), self._a, self._curvature)
 
     def predict_proba(self, X):
