@@ -152,8 +152,14 @@ def rotamer_class(chi1) -> np.ndarray:
     return np.minimum((degrees // 120.0).astype(np.int64), 2)
 
 
-def _wrap(angle) -> np.ndarray:
-    """Angles in [-pi, pi)."""
+def wrap_angles(angle) -> np.ndarray:
+    """Angles in [-pi, pi) (radians).
+
+    Examples
+    --------
+    >>> np.round(wrap_angles([np.pi, 3 * np.pi / 2, -np.pi / 2]), 4)
+    array([-3.1416, -1.5708, -1.5708])
+    """
     return np.mod(np.asarray(angle, dtype=float) + np.pi, 2 * np.pi) - np.pi
 
 
@@ -215,8 +221,8 @@ def _chain_rows(atoms, structure: str, chain: str) -> list[dict]:
         if not np.all(np.isfinite([phi, psi, chi1])):
             continue
         rows.append({"structure": structure, "chain": chain, "resid": res_id, "icode": ins_code,
-                     "residue": res_name,
-                     "phi": float(_wrap(phi)), "psi": float(_wrap(psi)), "chi1": float(_wrap(chi1))})
+                     "residue": res_name, "phi": float(wrap_angles(phi)), "psi": float(wrap_angles(psi)),
+                     "chi1": float(wrap_angles(chi1))})
     return rows
 
 

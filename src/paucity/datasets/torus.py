@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import Interval, check_parameter, check_random_state
-from .ramachandran import _wrap
+from .ramachandran import wrap_angles
 
 __all__ = ["TorusClasses", "torus_classes"]
 
@@ -108,7 +108,7 @@ def torus_classes(n: int = 300, *, n_clusters: int = 3, isolated_fraction: float
     member = rng.integers(n_clusters, size=n_dense)
     dense = centers[member] + rng.vonmises(0.0, concentration, (n_dense, 2))
     spread = rng.uniform(-np.pi, np.pi, (n_isolated, 2))
-    X = _wrap(np.vstack([dense, spread]))
+    X = wrap_angles(np.vstack([dense, spread]))
     isolated = np.arange(n) >= n_dense
 
     harmonics = np.array([1.0, 2.0])
