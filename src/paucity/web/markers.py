@@ -1,0 +1,226 @@
+"""The marker explorer's ASGI application: the page and the JSON API beneath it (Starlette)."""
+
+from __future__ import annotations
+
+import json
+import numbers
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from .._errors import ParameterError, PaucityError
+from .._validation import Interval, check_parameter
+from .access import TokenGuard
+from .explorer import MarkerExplorer
+from .plots import box_svg, embedding_svg, history_svg
+
+__all__ = ["markers_app", "MAX_BODY_BYTES", "MAX_CANDIDATES"]
+
+STATIC = Path(__file__).parent / "static"
+#: The largest request body accepted.
+MAX_BODY_BYTES = 64 * 1024
+#: The most candidates one request may ask for.
+MAX_CANDIDATES = 500
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def _body(request: Request, *fields: str) -> dict:
+    """The request's JSON object, with exactly the allowed ``fields`` (each optional)."""
+    raw = await request.body()
+    if len(raw) > MAX_BODY_BYTES:
+        raise ParameterError(f"the request body has {len(raw)} bytes, more than the {MAX_BODY_BYTES} accepted.")
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ParameterError(f"the request body is not valid JSON ({message}); send an object such as {{\"gene\": \"LYZ\"}}.") from None
+    if not isinstance(body, dict):
+        raise ParameterError(f"the request body must be a JSON object such as {{\"gene\": \"LYZ\"}}, got {type(body).__name__}.")
+    unknown = sorted(set(body) - set(fields))
+    if unknown:
+        allowed = ", ".join(fields) or "none"
+        raise ParameterError(f"unknown field(s) {', '.join(map(repr, unknown))} in the request (allowed: {allowed}).")
+    return body
+
+
+def _required(body: dict, field: str):
+    if field not in body:
+        raise ParameterError(f"the request needs the field {field!r}.")
+    return body[field]
+
+
+def markers_app(explorer: MarkerExplorer, *, token: str | None = None) -> Starlette:
+    """The marker explorer page and its JSON API, as an ASGI application.
+
+    Parameters
+    ----------
+    explorer : MarkerExplorer
+        The state the page shows and changes.
+    token : str, optional
+        When given, every request must carry it (see
+        :class:`paucity.web.access.TokenGuard`); ``paucity serve`` sets one
+        whenever the server listens beyond the loopback interface.
+
+    Returns
+    -------
+    starlette.applications.Starlette
+
+    Notes
+    -----
+    The routes are listed in ``docs/web.md``. Bad requests get a JSON
+    ``{"error": "..."}`` with status 400 (404 for a path that does not
+    exist, 401 without the token) and leave the state as it was.
+
+    Examples
+    --------
+    >>> import anndata, numpy as np, pandas as pd
+    >>> from starlette.testclient import TestClient
+    >>> from paucity.web import MarkerExplorer, markers_app
+    >>> rng = np.random.default_rng(0)
+    >>> groups = rng.choice(["B", "T"], size=200)
+    >>> X = rng.poisson(1.0, size=(200, 3)).astype(np.float32)
+    >>> X[:, 1] += 4 * (groups == "T")
+    >>> adata = anndata.AnnData(X, obs=pd.DataFrame({"cell_type": groups}, index=[f"c{i}" for i in range(200)]),
+    ...                         var=pd.DataFrame(index=["CD3E", "CD3D", "LYZ"]))
+    >>> client = TestClient(markers_app(MarkerExplorer(adata, "cell_type")))
+    >>> client.post("/api/add", json={"gene": "CD3D"}).json()["state"]["selection"][0]["gene"]
+    'CD3D'
+    >>> client.post("/api/add", json={"gene": "CD99"}).status_code
+    400
+    """
+
+    async def run(function, *args):
+        return await run_in_threadpool(function, *args)
+
+    def state_response(result=None) -> JSONResponse:
+        return JSONResponse({"result": result, "state": explorer.state()})
+
+    async def page(request: Request):
+        return FileResponse(STATIC / "markers.html", media_type="text/html")
+
+    async def state(request: Request):
+        n = request.query_params.get("n", "20")
+        if not n.isdigit():
+            raise ParameterError(f"n must be a whole number of candidates from 1 to {MAX_CANDIDATES}, got {n!r}.")
+        n = check_parameter(int(n), "n", [Interval(numbers.Integral, 1, MAX_CANDIDATES)])
+        return JSONResponse(await run(explorer.state, n))
+
+    async def genes(request: Request):
+        query = request.query_params.get("q", "")
+        return JSONResponse({"genes": await run(explorer.find, query, 20)})
+
+    async def add(request: Request):
+        body = await _body(request, "gene")
+        score = await run(explorer.add, _required(body, "gene"))
+        return await run(state_response, {"score": score})
+
+    async def remove(request: Request):
+        body = await _body(request, "gene")
+        await run(explorer.remove, _required(body, "gene"))
+        return await run(state_response)
+
+    async def reorder(request: Request):
+        body = await _body(request, "genes")
+        await run(explorer.reorder, _required(body, "genes"))
+        return await run(state_response)
+
+    async def undo(request: Request):
+        await _body(request)
+        await run(explorer.undo)
+        return await run(state_response)
+
+    async def objective(request: Request):
+        body = await _body(request, "method", "target")
+        await run(explorer.set_objective, _required(body, "method"), body.get("target"))
+        return await run(state_response)
+
+    async def take(request: Request):
+        body = await _body(request, "k")
+        k = _required(body, "k")
+        if not isinstance(k, int) or isinstance(k, bool):
+            raise ParameterError(f"k must be a whole number of genes to add (e.g. 3), got {json.dumps(k)[:40]}.")
+        taken = await run(explorer.take, k)
+        return await run(state_response, {"taken": taken})
+
+    async def export_csv(request: Request):
+        table = await run(explorer.to_frame)
+        return Response(
+            table.to_csv(index=False),
+            media_type="text/csv",
+            headers={"content-disposition": 'attachment; filename="markers.csv"'},
+        )
+
+    async def export_h5ad(request: Request):
+        await _body(request)
+        return JSONResponse({"result": await run(explorer.export_h5ad)})
+
+    async def cross_validation(request: Request):
+        error = await run(explorer.cross_validated_error)
+        return JSONResponse({"error_rate": error, "classifier": "nearest centroid", "n_folds": 5})
+
+    def gene_of(request: Request) -> str:
+        gene = request.query_params.get("gene")
+        if gene is None:
+            raise ParameterError("the request needs the query parameter gene, e.g. ?gene=LYZ.")
+        return gene
+
+    def svg(text: str) -> Response:
+        return Response(text, media_type="image/svg+xml", headers={"cache-control": "no-store"})
+
+    async def box(request: Request):
+        gene = gene_of(request)
+        values = await run(explorer.expression, gene)
+        return svg(box_svg(values, explorer.codes, explorer.groups, gene))
+
+    async def embedding(request: Request):
+        gene = gene_of(request)
+        values = await run(explorer.expression, gene)
+        found = explorer.embedding()
+        if found is None:
+            raise HTTPException(404, "adata.obsm has no X_umap, X_tsne or X_pca to draw the cells on.")
+        key, coordinates = found
+        return svg(await run(embedding_svg, coordinates, values, gene, key))
+
+    async def history(request: Request):
+        return svg(history_svg(await run(explorer.history)))
+
+    async def paucity_error(request: Request, exc: Exception):
+        return _error(400, str(exc).splitlines()[0])
+
+    async def http_error(request: Request, exc: HTTPException):
+        detail = exc.detail if exc.status_code != 404 or "obsm" in str(exc.detail) else f"no such page: {request.url.path}"
+        return _error(exc.status_code, str(detail))
+
+    routes = [
+        Route("/", page),
+        Route("/api/state", state),
+        Route("/api/genes", genes),
+        Route("/api/add", add, methods=["POST"]),
+        Route("/api/remove", remove, methods=["POST"]),
+        Route("/api/reorder", reorder, methods=["POST"]),
+        Route("/api/undo", undo, methods=["POST"]),
+        Route("/api/objective", objective, methods=["POST"]),
+        Route("/api/take", take, methods=["POST"]),
+        Route("/api/export.csv", export_csv),
+        Route("/api/export/h5ad", export_h5ad, methods=["POST"]),
+        Route("/api/cv", cross_validation),
+        Route("/api/plot/box.svg", box),
+        Route("/api/plot/embedding.svg", embedding),
+        Route("/api/plot/history.svg", history),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={PaucityError: paucity_error, HTTPException: http_error})
+    app.state.explorer = explorer
+    app.add_middleware(TokenGuard, token=token)
+    return app

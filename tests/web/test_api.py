@@ -1,0 +1,247 @@
+"""The JSON API: what a script sees, and clear 4xx errors that leave the state as it was."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from starlette.testclient import TestClient
+
+from paucity.web import MarkerExplorer, markers_app
+
+from .conftest import GENES, small_adata
+
+
+@pytest.fixture(scope="module")
+def shared_explorer():
+    return MarkerExplorer(small_adata(), "cell_type")
+
+
+@pytest.fixture
+def client(explorer):
+    return TestClient(markers_app(explorer))
+
+
+def test_state_lists_selection_candidates_and_objectives(client):
+    state = client.get("/api/state").json()
+    assert state["selection"] == [] and state["method"] == "cife" and state["target"] is None
+    assert state["groups"] == ["B cell", "Monocyte", "T cell"]
+    assert {"mim", "jmi", "cife", "mrmr"} <= set(state["methods"])
+    assert len(state["candidates"]) == len(GENES)
+    assert client.get("/api/state?n=3").json()["candidates"] == state["candidates"][:3]
+
+
+def test_a_session_of_changes(client):
+    top = client.get("/api/state").json()["candidates"][0]["gene"]
+    answer = client.post("/api/add", json={"gene": top}).json()
+    assert answer["state"]["selection"] == [{"gene": top, "score": pytest.approx(answer["result"]["score"])}]
+    assert top not in [c["gene"] for c in answer["state"]["candidates"]]
+    client.post("/api/add", json={"gene": "ACTB"})
+    state = client.post("/api/reorder", json={"genes": ["ACTB", top]}).json()["state"]
+    assert [s["gene"] for s in state["selection"]] == ["ACTB", top]
+    state = client.post("/api/objective", json={"method": "JMI", "target": "T cell"}).json()["state"]
+    assert (state["method"], state["target"]) == ("jmi", "T cell")
+    taken = client.post("/api/take", json={"k": 2}).json()["result"]["taken"]
+    assert len(taken) == 2
+    state = client.post("/api/remove", json={"gene": "ACTB"}).json()["state"]
+    assert [s["gene"] for s in state["selection"]] == [top, *taken]
+    state = client.post("/api/undo").json()["state"]
+    assert [s["gene"] for s in state["selection"]] == ["ACTB", top, *taken]
+    assert [e["action"] for e in state["history"]] == ["add", "add", "reorder", "objective", "take", "take", "remove", "undo"]
+
+
+def test_gene_search(client):
+    assert client.get("/api/genes?q=cd3").json() == {"genes": ["CD3E", "CD3D"]}
+    assert client.get("/api/genes").json() == {"genes": []}
+
+
+def test_exports(client, h5ad_path):
+    import anndata
+
+    client.post("/api/take", json={"k": 3})
+    csv = client.get("/api/export.csv")
+    assert csv.headers["content-type"].startswith("text/csv")
+    assert "attachment" in csv.headers["content-disposition"]
+    names = [line.split(",")[0] for line in csv.text.splitlines()[1:]]
+    answer = client.post("/api/export/h5ad", json={}).json()["result"]
+    assert answer["path"] == str(h5ad_path) and answer["n_genes"] == 3
+    assert list(anndata.read_h5ad(h5ad_path).uns["paucity_markers"]["names"]) == names
+
+
+def test_pictures_are_svg(client):
+    client.post("/api/add", json={"gene": "LYZ"})
+    for path in ["/api/plot/box.svg?gene=LYZ", "/api/plot/embedding.svg?gene=CD3E", "/api/plot/history.svg"]:
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert response.headers["content-type"].startswith("image/svg+xml")
+        assert response.text.startswith("<svg") and response.text.endswith("</svg>")
+    assert "LYZ" in client.get("/api/plot/history.svg").text
+
+
+def test_no_embedding_is_a_clear_404(adata):
+    del adata.obsm["X_umap"]
+    client = TestClient(markers_app(MarkerExplorer(adata, "cell_type")))
+    response = client.get("/api/plot/embedding.svg?gene=LYZ")
+    assert response.status_code == 404 and "X_umap" in response.json()["error"]
+
+
+def test_cross_validated_error(client):
+    assert client.get("/api/cv").json()["error_rate"] is None
+    client.post("/api/take", json={"k": 3})
+    assert 0 <= client.get("/api/cv").json()["error_rate"] < 0.5
+
+
+def test_the_page_and_its_files_are_served(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "Marker explorer" in page.text
+    for asset in ["static/markers.js", "static/markers.css"]:
+        assert asset in page.text
+        assert client.get("/" + asset).status_code == 200
+    assert "http://" not in page.text.replace("http://www.w3.org", "") and "https://" not in page.text
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/static/../explorer.py", "/static/%2e%2e/explorer.py", "/static/..%2fexplorer.py", "/static/%2e%2e%2f__init__.py",
+     "/static//etc/passwd", "/static/....//explorer.py"],
+)
+def test_path_traversal_is_refused(client, path):
+    response = client.get(path)
+    assert response.status_code in (400, 404)
+    assert "import" not in response.text and "root:" not in response.text
+
+
+@pytest.mark.parametrize(
+    "path, body, match",
+    [
+        ("/api/add", b"{", "not valid JSON"),
+        ("/api/add", b"[1, 2]", "must be a JSON object"),
+        ("/api/add", b'{"gene": "LYZ", "extra": 1}', "unknown field"),
+        ("/api/add", b"{}", "needs the field 'gene'"),
+        ("/api/add", b'{"gene": 5}', "gene must be a gene name"),
+        ("/api/add", b'{"gene": "NOPE"}', "not in the data"),
+        ("/api/take", b'{"k": "3"}', "k must be a whole number"),
+        ("/api/take", b'{"k": 0}', "k must be"),
+        ("/api/take", b'{"k": 2.5}', "k must be a whole number"),
+        ("/api/objective", b'{"method": "best"}', "method must be one of"),
+        ("/api/objective", b'{"method": "cife", "target": "Neuron"}', "not a group"),
+        ("/api/reorder", b'{"genes": "LYZ"}', "list of gene names"),
+        ("/api/undo", b"{}", "nothing to undo"),
+        ("/api/remove", b'{"gene": "LYZ"}', "not selected"),
+    ],
+)
+def test_bad_requests_are_400_with_a_one_line_message(client, path, body, match):
+    before = client.get("/api/state").json()
+    response = client.post(path, content=body)
+    assert response.status_code == 400
+    message = response.json()["error"]
+    assert match in message and "\n" not in message
+    assert client.get("/api/state").json() == before
+
+
+def test_bad_query_parameters(client):
+    assert client.get("/api/state?n=abc").status_code == 400
+    assert client.get("/api/state?n=0").status_code == 400
+    assert client.get("/api/plot/box.svg").status_code == 400
+    assert client.get("/api/plot/box.svg?gene=NOPE").status_code == 400
+
+
+def test_unknown_paths_and_methods(client):
+    assert client.get("/api/nothing").json()["error"].startswith("no such page")
+    assert client.get("/api/add").status_code == 405
+
+
+def test_a_body_too_large_is_refused(client):
+    response = client.post("/api/add", content=b'{"gene": "' + b"A" * 70_000 + b'"}')
+    assert response.status_code == 400 and "bytes" in response.json()["error"]
+
+
+# ------------------------------------------------------------------------------------------- the token
+def test_token_is_needed_on_every_request(explorer):
+    client = TestClient(markers_app(explorer, token="s3cret"))
+    for path in ["/", "/api/state", "/static/markers.js", "/api/plot/history.svg", "/nothing"]:
+        response = client.get(path)
+        assert response.status_code == 401, path
+        assert "token" in response.json()["error"]
+    assert client.post("/api/add", json={"gene": "LYZ"}).status_code == 401
+    assert client.get("/api/state", headers={"x-paucity-token": "wrong"}).status_code == 401
+    assert explorer.selection == []
+
+
+def test_token_by_header_query_or_cookie(explorer):
+    client = TestClient(markers_app(explorer, token="s3cret"))
+    assert client.get("/api/state", headers={"x-paucity-token": "s3cret"}).status_code == 200
+    page = client.get("/?token=s3cret")
+    assert page.status_code == 200 and "HttpOnly" in page.headers["set-cookie"]
+    assert client.get("/static/markers.css").status_code == 200  # the cookie the page set
+    assert client.post("/api/add", json={"gene": "LYZ"}).status_code == 200
+
+
+# ---------------------------------------------------------------------------------- fuzzing validators
+names = st.one_of(
+    st.text(max_size=30),
+    st.sampled_from(["", " ", "lyz", "LYZ ", "../LYZ", "LYZ\x00", "ＬＹＺ", "CD3E;DROP"]),
+    st.integers(), st.none(), st.booleans(), st.floats(allow_nan=True), st.lists(st.text(max_size=3), max_size=3),
+)
+values = st.one_of(st.text(max_size=12), st.integers(-10**20, 10**20), st.floats(), st.none(), st.booleans(),
+                   st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=3), st.integers(), max_size=2))
+FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def _check_refused(client, path, body, before):
+    response = client.post(path, content=json.dumps(body).encode())
+    assert response.status_code in (200, 400), response.text
+    if response.status_code == 400:
+        message = response.json()["error"]
+        assert message and "\n" not in message and "Traceback" not in message
+        assert client.get("/api/state").json() == before
+    return response
+
+
+@FUZZ
+@given(gene=names)
+def test_fuzz_gene_names(shared_explorer, gene):
+    client = TestClient(markers_app(shared_explorer))
+    before = client.get("/api/state").json()
+    for path in ["/api/add", "/api/remove"]:
+        response = _check_refused(client, path, {"gene": gene}, before)
+        assert response.status_code == 400 or gene in GENES
+        if response.status_code == 200:
+            client.post("/api/undo")
+
+
+@FUZZ
+@given(method=values, target=values)
+def test_fuzz_objectives(shared_explorer, method, target):
+    client = TestClient(markers_app(shared_explorer))
+    before = client.get("/api/state").json()
+    response = _check_refused(client, "/api/objective", {"method": method, "target": target}, before)
+    if response.status_code == 200:
+        assert str(method).lower() in before["methods"]
+        if response.json()["state"] != before:
+            client.post("/api/undo")
+
+
+@FUZZ
+@given(k=values)
+def test_fuzz_k(shared_explorer, k):
+    client = TestClient(markers_app(shared_explorer))
+    before = client.get("/api/state").json()
+    response = _check_refused(client, "/api/take", {"k": k}, before)
+    if response.status_code == 200:
+        assert isinstance(k, int) and 1 <= k <= len(GENES)
+        client.post("/api/undo")
+
+
+@FUZZ
+@given(body=st.one_of(st.binary(max_size=40), st.text(max_size=40).map(str.encode)))
+def test_fuzz_raw_bodies(shared_explorer, body):
+    client = TestClient(markers_app(shared_explorer))
+    before = client.get("/api/state").json()
+    for path in ["/api/add", "/api/take", "/api/objective", "/api/reorder"]:
+        response = client.post(path, content=body)
+        assert response.status_code == 400, (path, body, response.text)
+        assert "\n" not in response.json()["error"]
+    assert client.get("/api/state").json() == before
