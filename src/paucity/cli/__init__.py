@@ -15,6 +15,7 @@ from .markers import markers
 from .markers_benchmark import markers_benchmark
 from .multiselect import multiselect
 from .rank import rank, rank_evaluate
+from .serve import serve
 
 app = typer.Typer(
     help="paucity: learning when data is scarce, noisy or costly to collect.",
@@ -54,6 +55,7 @@ for _name, _function in (
     ("demo", demo),
 ):
     app.command(_name, cls=PaucityCommand)(_function)
+app.add_typer(serve, name="serve")
 
 
 def main() -> None:

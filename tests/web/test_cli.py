@@ -1,0 +1,105 @@
+"""``paucity serve markers`` as a person starts it: one line with the URL, a token beyond the loopback."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import threading
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from paucity.cli import app
+
+
+def run(*args):
+    return CliRunner().invoke(app, list(args))
+
+
+def test_serve_lists_its_pages():
+    result = run("serve", "--help")
+    assert result.exit_code == 0 and "markers" in result.output
+
+
+def test_a_file_that_is_not_h5ad_is_one_line_error(tmp_path):
+    table = tmp_path / "cells.csv"
+    table.write_text("a,b\n1,2\n")
+    result = run("serve", "markers", str(table), "--groupby", "cell_type")
+    assert result.exit_code == 2
+    assert "not an .h5ad file" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_a_missing_column_is_one_line_error(h5ad_path):
+    result = run("serve", "markers", str(h5ad_path), "--groupby", "tissue")
+    assert result.exit_code == 2 and "not a column of adata.obs" in result.output
+
+
+def test_a_busy_port_is_one_line_error(h5ad_path):
+    from paucity.web.server import bind
+
+    sock = bind("127.0.0.1", 0)
+    try:
+        result = run("serve", "markers", str(h5ad_path), "--groupby", "cell_type", "--port", str(sock.getsockname()[1]))
+    finally:
+        sock.close()
+    assert result.exit_code == 2 and "choose another --port" in result.output
+
+
+class Served:
+    """``paucity serve markers ...`` in a child process, its URL read from its first line."""
+
+    def __init__(self, *args):
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", "from paucity.cli import main; main()", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+        )
+        self.lines = []
+        self.url = None
+        ready = threading.Event()
+
+        def read():
+            for line in self.process.stdout:
+                self.lines.append(line)
+                found = re.search(r"(http://\S+)", line)
+                if found and self.url is None:
+                    self.url = found.group(1)
+                    ready.set()
+            ready.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        ready.wait(timeout=60)
+        if self.url is None:
+            self.stop()
+            pytest.fail("the server printed no URL: " + "".join(self.lines))
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=20)
+
+
+def test_serve_on_loopback_needs_no_token(h5ad_path):
+    served = Served("serve", "markers", str(h5ad_path), "--groupby", "cell_type")
+    try:
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", served.url)
+        state = httpx.get(served.url + "api/state", timeout=30).json()
+        assert state["groups"] == ["B cell", "Monocyte", "T cell"]
+    finally:
+        served.stop()
+
+
+def test_serve_beyond_loopback_prints_and_checks_a_token(h5ad_path):
+    served = Served("serve", "markers", str(h5ad_path), "--groupby", "cell_type", "--host", "0.0.0.0")
+    try:
+        found = re.fullmatch(r"http://[\w.-]+:(\d+)/\?token=([\w-]+)", served.url)
+        assert found, served.url
+        base = f"http://127.0.0.1:{found.group(1)}/"
+        assert httpx.get(base + "api/state", timeout=30).status_code == 401
+        answer = httpx.get(base + "api/state", headers={"x-paucity-token": found.group(2)}, timeout=30)
+        assert answer.status_code == 200
+        assert any("token" in line for line in served.lines[1:])
+    finally:
+        served.stop()
