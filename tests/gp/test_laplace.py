@@ -153,3 +153,69 @@ def test_predictive_proba_of_a_point_does_not_depend_on_the_others():
     part = predictive_proba(mean[[3, 1]], cov[[3, 1]], normals, marginal="student", b=1.0, sigma=1.0)
     np.testing.assert_allclose(part, whole[[3, 1]], atol=1e-12)
     np.testing.assert_allclose(whole.sum(axis=1), 1.0)
+
+
+def dense_parts(K, lam_minus_u2, u):
+    """H = K⁻¹ + M densely (class-major), for the checks of the structured factorization."""
+    C, n = u.shape
+    M = np.zeros((C * n, C * n))
+    idx = np.arange(n)
+    for c in range(C):
+        for k in range(C):
+            M[c * n + idx, k * n + idx] = lam_minus_u2[c] if c == k else -u[c] * u[k]
+    K_big = np.kron(np.eye(C), K)
+    H = np.kron(np.eye(C), np.linalg.inv(K)) + M
+    return H, M, K_big
+
+
+@pytest.mark.parametrize("route", ["positive", "general", "mixed"])
+def test_structured_curvature_matches_the_dense_matrix(route):
+    # Woodbury through the classes' coupling: log-determinant, solves, the point blocks of H⁻¹,
+    # Σ_c R_cc and the predictive covariance, against dense (nC x nC) linear algebra
+    from paucity.gp.laplace import Curvature, kernel_cholesky
+
+    rng = np.random.default_rng(3)
+    X, _ = problem(seed=4, n=12)
+    n = len(X)
+    K = KERNEL(X) + 1e-8 * np.eye(n)
+    L, _ = kernel_cholesky(K)
+    K = L @ L.T
+    d = rng.uniform(0.5, 2.0, (C, n))
+    pi = softmax(rng.normal(size=(C, n)))
+    u = d * pi
+    u[:, :3] *= 0.1  # small coupling where λ will be negative, so that H stays positive definite
+    m = d**2 * pi * (1 - pi)  # the Gaussian marginal's DWD: λ = d²π > 0
+    if route != "positive":  # λ < 0 at a few points of class 0 (and of every class for "general")
+        classes = [0] if route == "mixed" else list(range(C))
+        for c in classes:
+            m[c, :3] = -u[c, :3] ** 2 - 0.002
+    curv = Curvature(K, L, m, u)
+    assert curv.ok
+    lam = m + u**2
+    positive = [bool(np.all((lam[c] > 0) & (u[c] ** 2 <= 4 * lam[c]))) for c in range(C)]
+    assert [b.positive for b in curv.blocks] == positive
+    if route == "positive":
+        assert all(positive)
+    elif route == "general":
+        assert not any(positive)
+    else:
+        assert positive[1] and not positive[0]
+    H, M, K_big = dense_parts(K, m, u)
+    G = np.linalg.inv(H)
+    sign, logdet_H = np.linalg.slogdet(H)
+    assert sign > 0
+    assert curv.logdet == pytest.approx(logdet_H + C * np.linalg.slogdet(K)[1], rel=1e-9)
+    x = rng.normal(size=(C, n))
+    np.testing.assert_allclose(curv.solve(x).ravel(), G @ x.ravel(), rtol=1e-8, atol=1e-10)
+    G4 = G.reshape(C, n, C, n)
+    idx = np.arange(n)
+    np.testing.assert_allclose(curv.point_blocks(), G4[:, idx, :, idx], rtol=1e-8, atol=1e-10)
+    R = (M - M @ G @ M).reshape(C, n, C, n)
+    np.testing.assert_allclose(curv.sum_of_R_blocks(), sum(R[c, :, c, :] for c in range(C)), rtol=1e-7, atol=1e-9)
+    X_new = rng.normal(size=(5, 2))
+    K_star = KERNEL(X_new, X)
+    k_inv = np.linalg.inv(K_big)
+    K_star_big = np.kron(np.eye(C), K_star)
+    cov = (np.kron(np.eye(C), KERNEL(X_new)) - K_star_big @ (k_inv - k_inv @ G @ k_inv) @ K_star_big.T)
+    cov = cov.reshape(C, 5, C, 5)[:, np.arange(5), :, np.arange(5)]
+    np.testing.assert_allclose(curv.predictive(K_star, KERNEL.diag(X_new)), cov, rtol=1e-6, atol=1e-8)

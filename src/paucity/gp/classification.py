@@ -143,8 +143,9 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
     issued.
 
     **Limits.** At most ``MAX_CLASSES = 20`` classes, each with at least two
-    points: the Hessian is (nC) x (nC) and is factored densely, in
-    O((nC)³) time and O((nC)²) memory. A jitter of 1e-10 times the kernel's
+    points. The Hessian, (nC) x (nC), is factored through its structure
+    (one n x n factorization per class and one for the classes' coupling),
+    in O(C n³) time and O(C n²) memory. A jitter of 1e-10 times the kernel's
     mean diagonal (larger if needed) is added to the kernel matrix.
 
     The gradient of (4.11) in the kernel's theta and log b includes the
@@ -218,7 +219,7 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
             )
         return X
 
-    def _lml(self, kernel, X, Y, b, *, a0=None, gradient=False):
+    def _lml(self, kernel, X, Y, b, *, a0=None, z0=None, gradient=False):
         if gradient:
             K0, dK0 = kernel(X, eval_gradient=True)
         else:
@@ -226,7 +227,7 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         L0, jitter = kernel_cholesky(K0)
         K0 = K0 + jitter * np.eye(K0.shape[0])
         return laplace_fit(K0, Y, marginal=self._marginal, b=b, sigma=self._sigma, dK0=dK0, L0=L0, a0=a0,
-                           max_iter=self.max_iter, tol=self.tol, gradient=gradient)
+                           z0=z0, max_iter=self.max_iter, tol=self.tol, gradient=gradient)
 
     def fit(self, X, y):
         """Fit the Laplace approximation (and the kernel's hyperparameters when ``optimize``).
@@ -265,8 +266,8 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         n_classes = len(classes)
         if n_classes > MAX_CLASSES:
             raise InputError(
-                f"y has {n_classes} classes but at most {MAX_CLASSES} are supported (the Hessian has "
-                f"(n_samples * n_classes)^2 entries); merge rare classes."
+                f"y has {n_classes} classes but at most {MAX_CLASSES} are supported (the fit keeps a few "
+                f"n_samples x n_samples matrices per class); merge rare classes."
             )
         counts = np.bincount(codes, minlength=n_classes)
         if counts.min() < 2:
@@ -328,7 +329,9 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         theta_bounds = kernel.bounds if kernel.n_dims else np.empty((0, 2))
         bounds = np.vstack([theta_bounds, np.log([B_BOUNDS])]) if fit_b else theta_bounds
         phi0 = np.concatenate([kernel.theta, [np.log(b)]]) if fit_b else kernel.theta.copy()
-        warm = {"a": None, "phi": None, "value": None}
+        # the last good point: its parameters, value, mode and the mode's derivatives in the parameters,
+        # so that the next mode search starts from the first-order prediction of its mode
+        warm = {"phi": None, "value": None, "z": None, "dz": None}
 
         def wall(phi):
             # where the mode search fails (extreme parameters), a quadratic wall back to the last good point,
@@ -341,8 +344,13 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         def objective(phi):
             theta = phi[: kernel.n_dims]
             b_now = float(np.exp(phi[-1])) if fit_b else b
+            z0 = None
+            if warm["phi"] is not None:
+                step = phi - warm["phi"]
+                dz = warm["dz"] if fit_b else warm["dz"][:-1]
+                z0 = warm["z"] + np.tensordot(step, dz, axes=1)
             try:
-                res = self._lml(kernel.clone_with_theta(theta), X, Y, b_now, a0=warm["a"], gradient=True)
+                res = self._lml(kernel.clone_with_theta(theta), X, Y, b_now, z0=z0, gradient=True)
             except (np.linalg.LinAlgError, FloatingPointError):
                 return wall(phi)
             if not (np.isfinite(res.log_marginal_likelihood) and res.mode.converged):
@@ -352,7 +360,7 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
             grad = grad - alpha * (phi - phi0)
             if not np.all(np.isfinite(grad)):
                 return wall(phi)
-            warm.update(a=res.mode.a, phi=phi.copy(), value=-value)
+            warm.update(phi=phi.copy(), value=-value, z=res.mode.z, dz=res.mode_sensitivity)
             return -value, -grad
 
         starts = [np.clip(phi0, bounds[:, 0], bounds[:, 1])]
@@ -360,7 +368,7 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
             starts.append(rng.uniform(bounds[:, 0], bounds[:, 1]))
         best = None
         for start in starts:
-            warm.update(a=None, phi=None, value=None)
+            warm.update(phi=None, value=None, z=None, dz=None)
             opt = minimize(objective, start, jac=True, method="L-BFGS-B", bounds=bounds,
                            options={"maxiter": OPTIMIZER_MAX_ITER})
             if opt.nit >= OPTIMIZER_MAX_ITER:
