@@ -56,6 +56,23 @@ def _number(value: float) -> str:
     return f"{value:.3g}"
 
 
+def _ticks(high: float) -> np.ndarray:
+    """Round tick values from 0 to at least ``high``: steps of 1, 2, 2.5 or 5 times a power of ten.
+
+    Examples
+    --------
+    >>> from paucity.web.plots import _ticks
+    >>> _ticks(5.36).tolist()
+    [0.0, 2.0, 4.0, 6.0]
+    """
+    if not high > 0:
+        return np.array([0.0, 1.0])
+    raw = high / 4
+    power = 10.0 ** np.floor(np.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    return np.arange(0, np.ceil(high / step - 1e-9) + 1) * step
+
+
 def box_svg(values: np.ndarray, codes: np.ndarray, groups: list[str], gene: str, width: int = 560) -> str:
     """Box plots of ``values`` by group, one row per group, with the share of cells expressing the gene.
 
@@ -70,9 +87,12 @@ def box_svg(values: np.ndarray, codes: np.ndarray, groups: list[str], gene: str,
     >>> svg.startswith("<svg") and svg.count("<rect") >= 2
     True
     """
-    left, right, top, row = 200, 70, 26, 24
+    labels = [name if len(name) <= 30 else name[:29] + "…" for name in groups]
+    left = min(230, 16 + 7 * max((len(name) for name in labels), default=4))
+    right, top, row = 70, 26, 24
     height = top + row * len(groups) + 34
-    span = float(values.max()) if values.size and values.max() > 0 else 1.0
+    ticks = _ticks(float(values.max()) if values.size else 0.0)
+    span = float(ticks[-1])
     plot = width - left - right
 
     def x(v):
@@ -82,12 +102,12 @@ def box_svg(values: np.ndarray, codes: np.ndarray, groups: list[str], gene: str,
         f'<text x="{left}" y="16" font-weight="600">{escape(gene)}: expression by group</text>',
         f'<text x="{width - right + 8}" y="16" fill="#555">% expr.</text>',
     ]
-    for t, name in enumerate(groups):
+    for t, name in enumerate(labels):
         colour = OKABE_ITO[t % len(OKABE_ITO)]
         y0 = top + row * t
         mid = y0 + row / 2
         body.append(
-            f'<text x="{left - 8}" y="{mid + 4:.1f}" text-anchor="end">{escape(name if len(name) <= 30 else name[:29] + "…")}</text>'
+            f'<text x="{left - 8}" y="{mid + 4:.1f}" text-anchor="end">{escape(name)}</text>'
         )
         v = values[codes == t]
         if v.size == 0:
@@ -107,7 +127,7 @@ def box_svg(values: np.ndarray, codes: np.ndarray, groups: list[str], gene: str,
         body.append(f'<text x="{width - right + 8}" y="{mid + 4:.1f}">{share:.0f}%</text>')
     axis = top + row * len(groups) + 4
     body.append(f'<line x1="{left}" x2="{left + plot}" y1="{axis}" y2="{axis}" stroke="#333"/>')
-    for tick in np.linspace(0, span, 5):
+    for tick in ticks:
         body.append(f'<line x1="{x(tick):.1f}" x2="{x(tick):.1f}" y1="{axis}" y2="{axis + 4}" stroke="#333"/>')
         body.append(f'<text x="{x(tick):.1f}" y="{axis + 17}" text-anchor="middle">{_number(tick)}</text>')
     return _svg(width, height, body, f"{gene}: expression by group")

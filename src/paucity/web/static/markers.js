@@ -74,6 +74,7 @@
     $("target").value = state.target === null ? "" : state.target;
     $("undo").disabled = !state.can_undo;
     $("n-selected").textContent = `(${state.selection.length})`;
+    $("empty-selection").hidden = state.selection.length > 0;
 
     const list = $("selection");
     list.replaceChildren();
