@@ -287,10 +287,12 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         fit_b = self._marginal != "gaussian"
         rng = check_random_state(params["random_state"])
 
+        result = None
         if params["optimize"] and (kernel.n_dims > 0 or fit_b):
-            kernel, b = self._optimize(kernel, X, Y, b, fit_b, params, rng)
+            kernel, b, result = self._optimize(kernel, X, Y, b, fit_b, params, rng)
         try:
-            result = self._lml(kernel, X, Y, b)
+            if result is None:
+                result = self._lml(kernel, X, Y, b)
         except np.linalg.LinAlgError as exc:
             raise ParameterError(
                 f"the Laplace approximation failed at kernel {kernel} and b={b:.3g} ({exc}); "
@@ -331,7 +333,7 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         phi0 = np.concatenate([kernel.theta, [np.log(b)]]) if fit_b else kernel.theta.copy()
         # the last good point: its parameters, value, mode and the mode's derivatives in the parameters,
         # so that the next mode search starts from the first-order prediction of its mode
-        warm = {"phi": None, "value": None, "z": None, "dz": None}
+        warm = {"phi": None, "value": None, "z": None, "dz": None, "fit": None}
 
         def wall(phi):
             # where the mode search fails (extreme parameters), a quadratic wall back to the last good point,
@@ -360,7 +362,7 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
             grad = grad - alpha * (phi - phi0)
             if not np.all(np.isfinite(grad)):
                 return wall(phi)
-            warm.update(phi=phi.copy(), value=-value, z=res.mode.z, dz=res.mode_sensitivity)
+            warm.update(phi=phi.copy(), value=-value, z=res.mode.z, dz=res.mode_sensitivity, fit=res)
             return -value, -grad
 
         starts = [np.clip(phi0, bounds[:, 0], bounds[:, 1])]
@@ -368,7 +370,7 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
             starts.append(rng.uniform(bounds[:, 0], bounds[:, 1]))
         best = None
         for start in starts:
-            warm.update(phi=None, value=None, z=None, dz=None)
+            warm.update(phi=None, value=None, z=None, dz=None, fit=None)
             opt = minimize(objective, start, jac=True, method="L-BFGS-B", bounds=bounds,
                            options={"maxiter": OPTIMIZER_MAX_ITER})
             if opt.nit >= OPTIMIZER_MAX_ITER:
@@ -379,11 +381,14 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
                     PaucityWarning,
                     stacklevel=3,
                 )
-            if best is None or opt.fun < best.fun:
-                best = opt
+            # the fit at the optimum, when L-BFGS-B's last evaluation was there (it usually is)
+            at_optimum = warm["fit"] if warm["phi"] is not None and np.array_equal(warm["phi"], opt.x) else None
+            if best is None or opt.fun < best[0].fun:
+                best = (opt, at_optimum)
+        best, result = best
         phi = best.x
         kernel = kernel.clone_with_theta(phi[: kernel.n_dims])
-        return kernel, (float(np.exp(phi[-1])) if fit_b else b)
+        return kernel, (float(np.exp(phi[-1])) if fit_b else b), result
 
     def log_marginal_likelihood(self, theta=None, b=None, eval_gradient=False):
         """Eq. (4.11) at other parameters (or the fitted value), and its gradient.
