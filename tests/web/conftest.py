@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
 import warnings
 
 import numpy as np
@@ -57,3 +63,41 @@ def explorer(h5ad_path):
     from paucity.web import MarkerExplorer
 
     return MarkerExplorer(anndata.read_h5ad(h5ad_path), "cell_type", path=h5ad_path)
+
+
+class Served:
+    """``paucity serve markers ...`` in a child process, its URL read from its first line."""
+
+    def __init__(self, *args):
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", "from paucity.cli import main; main()", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+        )
+        self.lines = []
+        self.url = None
+        ready = threading.Event()
+
+        def read():
+            for line in self.process.stdout:
+                self.lines.append(line)
+                found = re.search(r"(http://\S+)", line)
+                if found and self.url is None:
+                    self.url = found.group(1)
+                    ready.set()
+            ready.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        ready.wait(timeout=60)
+        if self.url is None:
+            self.stop()
+            pytest.fail("the server printed no URL: " + "".join(self.lines))
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=20)
+
+    def kill(self):
+        """As a crash would: no chance to clean up."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=20)

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-import threading
 
 import httpx
 import pytest
 from typer.testing import CliRunner
 
 from paucity.cli import app
+
+from .conftest import Served
 
 
 def run(*args):
@@ -46,39 +44,6 @@ def test_a_busy_port_is_one_line_error(h5ad_path):
     finally:
         sock.close()
     assert result.exit_code == 2 and "choose another --port" in result.output
-
-
-class Served:
-    """``paucity serve markers ...`` in a child process, its URL read from its first line."""
-
-    def __init__(self, *args):
-        env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", "from paucity.cli import main; main()", *args],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-        )
-        self.lines = []
-        self.url = None
-        ready = threading.Event()
-
-        def read():
-            for line in self.process.stdout:
-                self.lines.append(line)
-                found = re.search(r"(http://\S+)", line)
-                if found and self.url is None:
-                    self.url = found.group(1)
-                    ready.set()
-            ready.set()
-
-        threading.Thread(target=read, daemon=True).start()
-        ready.wait(timeout=60)
-        if self.url is None:
-            self.stop()
-            pytest.fail("the server printed no URL: " + "".join(self.lines))
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=20)
 
 
 def test_serve_on_loopback_needs_no_token(h5ad_path):

@@ -13,7 +13,8 @@ from ._options import quiet
 __all__ = ["serve"]
 
 serve = typer.Typer(
-    help="Serve a page in the browser: the marker explorer (paucity serve markers).",
+    help="Serve a page in the browser: the marker explorer (paucity serve markers) or the annotation page of a "
+    "clustering session (paucity serve annotate).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -80,3 +81,110 @@ def serve_markers(
 
 
 serve.command("markers", cls=PaucityCommand)(serve_markers)
+
+
+def _budget(text: str | None):
+    """--budget: a whole number of answers, or a fraction of the pairs written with a decimal point."""
+    from .._errors import ParameterError
+
+    if text is None:
+        return None
+    try:
+        return float(text) if "." in text else int(text)
+    except ValueError:
+        raise ParameterError(f"--budget must be a whole number of answers (300) or a fraction of the pairs (0.2), got {text!r}.") from None
+
+
+def serve_annotate(
+    database: str = typer.Argument(
+        ..., help="The session's database: a file (SQLite, created when missing) or an SQLAlchemy URL.", show_default=False
+    ),
+    items: Optional[Path] = typer.Option(
+        None,
+        "--items",
+        help="The items table (header row): names in the first column (or --item-column), optionally a text column "
+        "(shown) and an image column (a file under --media). Needed to start a session.",
+        show_default=False,
+    ),
+    item_column: Optional[str] = typer.Option(None, "--item-column", help="The column of --items holding the names."),
+    media: Optional[Path] = typer.Option(
+        None, "--media", help="The folder of the images; only the images the items table names are served.", show_default=False
+    ),
+    price: float = typer.Option(0.0, "--price", help="The price of one answer, for the coordinator's cost."),
+    budget: Optional[str] = typer.Option(
+        None, "--budget", help="Answers to collect: a whole number, or a fraction of the pairs (0.1 when a session starts).",
+        show_default=False,
+    ),
+    batch_size: Optional[int] = typer.Option(
+        None, "--batch-size", help="Pairs waiting for answers at once, chosen by one eigen-update (default 20); at least "
+        "the number of annotators working at the same time.", show_default=False,
+    ),
+    strategy: Optional[str] = typer.Option(
+        None, "--strategy", help="iu-red (default), shamir-tishby or random; fixed when the session starts.", show_default=False
+    ),
+    n_clusters: Optional[int] = typer.Option(
+        None, "--n-clusters", help="Number of clusters (default 2); fixed when the session starts.", show_default=False
+    ),
+    random_state: Optional[int] = typer.Option(
+        None, "--random-state", help="Seed of the random choices; fixed when the session starts.", show_default=False
+    ),
+    host: str = typer.Option("127.0.0.1", "--host", help=_HOST_HELP),
+    port: int = typer.Option(0, "--port", help="Port to listen on; 0 picks a free one."),
+) -> None:
+    """Collect similarity answers from people in the browser, for a clustering session.
+
+    Annotators open the printed URL, give their name, and answer one pair at a time with the keys 0 (not
+    similar at all) to 9 (the same), or skip with s. Each answer is stored in the session's database, with
+    the annotator and the time, before the next pair is shown; a pair goes to one annotator at a time. The
+    session's active learner (IU-RED by default) chooses the pairs in batches. The coordinator's view, at
+    /coordinator, shows the answers so far, their cost at --price each, and the current clusters. The server
+    can be stopped at any time and started again with the same command: the session goes on.
+
+    \b
+    Examples:
+      paucity serve annotate photos.db --items items.csv --media photos/ --budget 300 --price 0.05
+      paucity serve annotate photos.db --host 0.0.0.0 --port 8051
+    """
+    with one_line_errors():
+        from .. import io
+        from ..web import AnnotationSession
+        from ..web.access import is_loopback, new_token
+        from ..web.annotate import annotate_app
+        from ..web.server import bind, serve as run, url_of
+
+        strategies = {"iu-red": "iu_red", "shamir-tishby": "shamir_tishby", "random": "random"}
+        if strategy is not None and strategy.lower() not in strategies:
+            from .._errors import ParameterError
+
+            raise ParameterError(f"--strategy must be iu-red, shamir-tishby or random, got {strategy!r}.")
+        settings = {
+            "budget": _budget(budget), "batch_size": batch_size, "n_clusters": n_clusters, "random_state": random_state,
+            "strategy": None if strategy is None else strategies[strategy.lower()],
+        }
+        sock = bind(host, port)
+        try:
+            table = None
+            if items is not None:
+                table = io.read_frame(items, text_columns=[item_column] if item_column else [])
+                first = item_column or table.columns[0]
+                table = io.read_frame(items, text_columns=[first, "text", "image"])
+            session = AnnotationSession(
+                database, table, item_column=item_column, media=media, price=price,
+                **{k: v for k, v in settings.items() if v is not None},
+            )
+            token = None if is_loopback(host) else new_token()
+            app = annotate_app(session, token=token)
+        except BaseException:
+            sock.close()
+            raise
+    url = url_of(sock, host, token)
+    typer.echo(f"paucity annotation page: {url}")
+    typer.echo(f"coordinator: {url.replace('/?', '/coordinator?') if token else url + 'coordinator'}")
+    if token is not None and not quiet():
+        typer.echo("Every request needs the token above (open the URLs as printed, or send the X-Paucity-Token header).")
+    if not quiet():
+        typer.echo("Ctrl-C stops the server; starting it again with the same database goes on with the session.")
+    run(app, sock)
+
+
+serve.command("annotate", cls=PaucityCommand)(serve_annotate)

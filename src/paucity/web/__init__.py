@@ -1,18 +1,28 @@
-"""paucity in the browser: the marker explorer (``paucity serve markers``).
+"""paucity in the browser: the marker explorer and the annotation page (``paucity serve``).
 
-- :class:`MarkerExplorer`: the state behind the page, a greedy search a person steers.
-- :func:`markers_app`: the ASGI application (Starlette) that serves the page and its JSON API.
+- :class:`MarkerExplorer`: the state behind the marker explorer, a greedy search a person steers.
+- :class:`AnnotationSession`: the state behind the annotation page, pairs of a clustering session handed
+  to annotators one at a time.
+- :func:`markers_app`, :func:`annotate_app`: their ASGI applications (Starlette), pages and JSON APIs.
 
-Importing this package needs neither Starlette nor anndata; :func:`markers_app` imports Starlette.
+Importing this package needs neither Starlette nor anndata; the two applications import Starlette.
 """
 
+from .annotation import AnnotationSession
 from .explorer import EMBEDDINGS, EXPLORER_METHODS, MarkerExplorer
 
-__all__ = ["MarkerExplorer", "EXPLORER_METHODS", "EMBEDDINGS", "markers_app"]
+__all__ = ["MarkerExplorer", "AnnotationSession", "EXPLORER_METHODS", "EMBEDDINGS", "markers_app", "annotate_app"]
 
 
 def markers_app(*args, **kwargs):
     """The marker explorer's ASGI application; see :func:`paucity.web.markers.markers_app`."""
     from .markers import markers_app as build
+
+    return build(*args, **kwargs)
+
+
+def annotate_app(*args, **kwargs):
+    """The annotation page's ASGI application; see :func:`paucity.web.annotate.annotate_app`."""
+    from .annotate import annotate_app as build
 
     return build(*args, **kwargs)

@@ -14,50 +14,19 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from .._errors import ParameterError, PaucityError
+from .._errors import ParameterError
 from .._validation import Interval, check_parameter
 from .access import TokenGuard
 from .explorer import MarkerExplorer
+from .json_api import error_handlers, read_body, required
 from .plots import box_svg, embedding_svg, history_svg
 
-__all__ = ["markers_app", "MAX_BODY_BYTES", "MAX_CANDIDATES"]
+__all__ = ["markers_app", "MAX_CANDIDATES", "STATIC"]
 
+#: The folder of the pages' HTML, script and style files.
 STATIC = Path(__file__).parent / "static"
-#: The largest request body accepted.
-MAX_BODY_BYTES = 64 * 1024
 #: The most candidates one request may ask for.
 MAX_CANDIDATES = 500
-
-
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
-
-
-async def _body(request: Request, *fields: str) -> dict:
-    """The request's JSON object, with exactly the allowed ``fields`` (each optional)."""
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        raise ParameterError(f"the request body has {len(raw)} bytes, more than the {MAX_BODY_BYTES} accepted.")
-    if not raw.strip():
-        return {}
-    try:
-        body = json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ParameterError(f"the request body is not valid JSON ({message}); send an object such as {{\"gene\": \"LYZ\"}}.") from None
-    if not isinstance(body, dict):
-        raise ParameterError(f"the request body must be a JSON object such as {{\"gene\": \"LYZ\"}}, got {type(body).__name__}.")
-    unknown = sorted(set(body) - set(fields))
-    if unknown:
-        allowed = ", ".join(fields) or "none"
-        raise ParameterError(f"unknown field(s) {', '.join(map(repr, unknown))} in the request (allowed: {allowed}).")
-    return body
-
-
-def _required(body: dict, field: str):
-    if field not in body:
-        raise ParameterError(f"the request needs the field {field!r}.")
-    return body[field]
 
 
 def markers_app(explorer: MarkerExplorer, *, token: str | None = None) -> Starlette:
@@ -121,33 +90,33 @@ def markers_app(explorer: MarkerExplorer, *, token: str | None = None) -> Starle
         return JSONResponse({"genes": await run(explorer.find, query, 20)})
 
     async def add(request: Request):
-        body = await _body(request, "gene")
-        score = await run(explorer.add, _required(body, "gene"))
+        body = await read_body(request, "gene")
+        score = await run(explorer.add, required(body, "gene"))
         return await run(state_response, {"score": score})
 
     async def remove(request: Request):
-        body = await _body(request, "gene")
-        await run(explorer.remove, _required(body, "gene"))
+        body = await read_body(request, "gene")
+        await run(explorer.remove, required(body, "gene"))
         return await run(state_response)
 
     async def reorder(request: Request):
-        body = await _body(request, "genes")
-        await run(explorer.reorder, _required(body, "genes"))
+        body = await read_body(request, "genes")
+        await run(explorer.reorder, required(body, "genes"))
         return await run(state_response)
 
     async def undo(request: Request):
-        await _body(request)
+        await read_body(request)
         await run(explorer.undo)
         return await run(state_response)
 
     async def objective(request: Request):
-        body = await _body(request, "method", "target")
-        await run(explorer.set_objective, _required(body, "method"), body.get("target"))
+        body = await read_body(request, "method", "target")
+        await run(explorer.set_objective, required(body, "method"), body.get("target"))
         return await run(state_response)
 
     async def take(request: Request):
-        body = await _body(request, "k")
-        k = _required(body, "k")
+        body = await read_body(request, "k")
+        k = required(body, "k")
         if not isinstance(k, int) or isinstance(k, bool):
             raise ParameterError(f"k must be a whole number of genes to add (e.g. 3), got {json.dumps(k)[:40]}.")
         taken = await run(explorer.take, k)
@@ -162,7 +131,7 @@ def markers_app(explorer: MarkerExplorer, *, token: str | None = None) -> Starle
         )
 
     async def export_h5ad(request: Request):
-        await _body(request)
+        await read_body(request)
         return JSONResponse({"result": await run(explorer.export_h5ad)})
 
     async def cross_validation(request: Request):
@@ -195,13 +164,6 @@ def markers_app(explorer: MarkerExplorer, *, token: str | None = None) -> Starle
     async def history(request: Request):
         return svg(history_svg(await run(explorer.history)))
 
-    async def paucity_error(request: Request, exc: Exception):
-        return _error(400, str(exc).splitlines()[0])
-
-    async def http_error(request: Request, exc: HTTPException):
-        detail = exc.detail if exc.status_code != 404 or "obsm" in str(exc.detail) else f"no such page: {request.url.path}"
-        return _error(exc.status_code, str(detail))
-
     routes = [
         Route("/", page),
         Route("/api/state", state),
@@ -220,7 +182,7 @@ def markers_app(explorer: MarkerExplorer, *, token: str | None = None) -> Starle
         Route("/api/plot/history.svg", history),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={PaucityError: paucity_error, HTTPException: http_error})
+    app = Starlette(routes=routes, exception_handlers=error_handlers())
     app.state.explorer = explorer
     app.add_middleware(TokenGuard, token=token)
     return app
