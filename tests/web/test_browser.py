@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 REFERENCE = Path(__file__).parent / "markers_main.png"
+ANNOTATE_REFERENCE = Path(__file__).parent / "annotate_page.png"
 VIEWPORT = {"width": 1280, "height": 800}
 #: Screenshots are compared as means over BLOCK x BLOCK pixel squares: antialiasing and hinting move glyph
 #: edges by a pixel, which a block's mean barely sees, while a moved word or a changed table changes it.
@@ -156,21 +157,120 @@ def test_an_error_is_shown_and_the_page_stays_usable(page):
     wait_for_selection(page, 1)
 
 
+def test_two_annotators_at_once_and_a_restart_after_a_crash(browser, tmp_path):
+    from paucity.clustering import MeasurementStore
+
+    from .conftest import Served
+
+    media = tmp_path / "photos"
+    media.mkdir()
+    rows = ["item,text,image"]
+    for k in range(10):
+        image = ""
+        if k < 4:
+            (media / f"scene{k}.svg").write_text(
+                f'<svg xmlns="http://www.w3.org/2000/svg" width="200" height="120"><rect width="200" height="120" '
+                f'fill="#56B4E9"/><text x="20" y="60">scene {k}</text></svg>'
+            )
+            image = f"scene{k}.svg"
+        rows.append(f"photo{k},a photo of scene {k},{image}")
+    items = tmp_path / "items.csv"
+    items.write_text("\n".join(rows) + "\n")
+    database = tmp_path / "photos.db"
+    command = ["serve", "annotate", str(database), "--items", str(items), "--media", str(media), "--budget", "20",
+               "--batch-size", "4", "--random-state", "0", "--price", "0.05"]
+
+    def open_pages(url):
+        pages = {}
+        for who in ("alice", "bob"):
+            context = browser.new_context(viewport={"width": 1100, "height": 760})
+            page = context.new_page()
+            page.goto(f"{url}?annotator={who}")
+            page.wait_for_function("document.body.dataset.pair")
+            pages[who] = page
+        return pages
+
+    def answer(page, key):
+        before = page.evaluate("document.body.dataset.pair")
+        page.keyboard.press(key)
+        page.wait_for_function(f"document.body.dataset.pair !== {before!r}")
+        return frozenset(before.split("|"))
+
+    shown = {"alice": [], "bob": []}
+    served = Served(*command)
+    try:
+        pages = open_pages(served.url)
+        images = pages["alice"].eval_on_selector_all("img", "imgs => imgs.filter(i => !i.hidden).map(i => i.src)")
+        assert all("/media/scene" in src for src in images)
+        for step in range(3):
+            on_screen = {who: frozenset(page.evaluate("document.body.dataset.pair").split("|")) for who, page in pages.items()}
+            assert on_screen["alice"] != on_screen["bob"]  # never the same pair to both at once
+            shown["alice"].append(answer(pages["alice"], "7"))
+            shown["bob"].append(answer(pages["bob"], str(step)))
+        skipped = answer(pages["alice"], "s")
+        for page in pages.values():
+            page.context.close()
+        served.kill()  # a crash: no chance to clean up
+        table = MeasurementStore(database).measurements()
+        assert table["source"].value_counts().to_dict() == {"alice": 3, "bob": 3}
+
+        served = Served(*command)  # started again as it was
+        pages = open_pages(served.url)
+        pages["alice"].wait_for_selector("#who:has-text('3 answered')")
+        shown["alice"].append(answer(pages["alice"], "9"))
+        shown["bob"].append(answer(pages["bob"], "9"))
+        assert skipped not in shown["alice"]
+        for who, pairs in shown.items():
+            assert len(pairs) == len(set(pairs)), who
+
+        coordinator = pages["alice"].context.new_page()
+        coordinator.goto(served.url + "coordinator")
+        coordinator.wait_for_selector("body[data-ready=true]")
+        assert coordinator.inner_text("dd[data-key='answers']") == "8 of a budget of 20"
+        assert coordinator.inner_text("dd[data-key='cost so far']") == "0.40"
+        assert coordinator.locator(".cluster").count() == 2
+    finally:
+        served.stop()
+    table = MeasurementStore(database).measurements()
+    assert len(table) == 8 and table.groupby(["i", "j"]).size().max() == 1
+
+
 def test_main_view_looks_as_stored(page, tmp_path):
+    wait_until_drawn(page)
+    compare_with_stored(page, tmp_path, REFERENCE)
+
+
+def test_annotation_page_looks_as_stored(browser, tmp_path):
+    from paucity.web import AnnotationSession, annotate_app
+    from paucity.web.server import BackgroundServer
+
+    table = pd.DataFrame({"item": [f"photo{k}" for k in range(8)],
+                          "text": [f"A kitchen with {k + 1} chair(s) by the window" for k in range(8)]})
+    session = AnnotationSession(tmp_path / "look.db", table, budget=10, batch_size=2, random_state=0)
+    with BackgroundServer(annotate_app(session)) as server:
+        context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
+        page = context.new_page()
+        page.goto(server.url + "?annotator=alice")
+        page.wait_for_function("document.body.dataset.pair")
+        compare_with_stored(page, tmp_path, ANNOTATE_REFERENCE)
+        context.close()
+
+
+def compare_with_stored(page, tmp_path, reference: Path) -> None:
+    """A screenshot of the page against the stored one (rewritten with PAUCITY_UPDATE_SCREENSHOTS=1)."""
     from PIL import Image
 
-    wait_until_drawn(page)
-    shot = tmp_path / "markers_main.png"
+    shot = tmp_path / reference.name
     page.screenshot(path=str(shot), animations="disabled", caret="hide")
     if os.environ.get("PAUCITY_UPDATE_SCREENSHOTS") == "1":
-        shutil.copyfile(shot, REFERENCE)
-        pytest.skip(f"reference screenshot rewritten: {REFERENCE.name}")
-    assert REFERENCE.exists(), "no stored screenshot; run with PAUCITY_UPDATE_SCREENSHOTS=1 to store one"
-    actual, expected = blocks(Image.open(shot)), blocks(Image.open(REFERENCE))
+        shutil.copyfile(shot, reference)
+        pytest.skip(f"reference screenshot rewritten: {reference.name}")
+    assert reference.exists(), f"no stored {reference.name}; run with PAUCITY_UPDATE_SCREENSHOTS=1 to store one"
+    actual, expected = blocks(Image.open(shot)), blocks(Image.open(reference))
     assert actual.shape == expected.shape, f"screenshot is {actual.shape}, the stored one {expected.shape}"
     differing = float((np.abs(actual - expected).max(axis=2) > CHANNEL_TOLERANCE).mean())
     assert differing <= PIXEL_TOLERANCE, (
-        f"{differing:.1%} of the {BLOCK}x{BLOCK} blocks differ from {REFERENCE.name} (at most "
+        f"{differing:.1%} of the {BLOCK}x{BLOCK} blocks differ from {reference.name} (at most "
         f"{PIXEL_TOLERANCE:.0%}); the new screenshot is {shot}"
     )
 
