@@ -14,6 +14,8 @@ from paucity.clustering import MeasurementStore
 from paucity.web import AnnotationSession, annotate_app
 from paucity.web.server import BackgroundServer
 
+JSON = {"content-type": "application/json"}
+
 N_ITEMS = 12
 
 
@@ -215,7 +217,7 @@ def test_api_round_trip_and_bad_requests(session, database):
         (b'{"annotator": "ann", "i": "%s", "j": "%s", "value": "7"}' % (i.encode(), j.encode()), "whole number"),
         (b'{"annotator": "ann", "i": "%s", "j": "%s", "value": 7, "x": 1}' % (i.encode(), j.encode()), "unknown field"),
     ]:
-        response = client.post("/api/answer", content=body)
+        response = client.post("/api/answer", content=body, headers=JSON)
         assert response.status_code == 400 and match in response.json()["error"]
     assert client.get("/api/next").status_code == 400
     next_answer = client.post("/api/answer", json={"annotator": "ann", "i": i, "j": j, "value": 7}).json()

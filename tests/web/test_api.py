@@ -13,6 +13,8 @@ from paucity.web import MarkerExplorer, markers_app
 
 from .conftest import GENES, small_adata
 
+JSON = {"content-type": "application/json"}
+
 
 @pytest.fixture(scope="module")
 def shared_explorer():
@@ -47,7 +49,7 @@ def test_a_session_of_changes(client):
     assert len(taken) == 2
     state = client.post("/api/remove", json={"gene": "ACTB"}).json()["state"]
     assert [s["gene"] for s in state["selection"]] == [top, *taken]
-    state = client.post("/api/undo").json()["state"]
+    state = client.post("/api/undo", json={}).json()["state"]
     assert [s["gene"] for s in state["selection"]] == ["ACTB", top, *taken]
     assert [e["action"] for e in state["history"]] == ["add", "add", "reorder", "objective", "take", "take", "remove", "undo"]
 
@@ -134,7 +136,7 @@ def test_path_traversal_is_refused(client, path):
 )
 def test_bad_requests_are_400_with_a_one_line_message(client, path, body, match):
     before = client.get("/api/state").json()
-    response = client.post(path, content=body)
+    response = client.post(path, content=body, headers=JSON)
     assert response.status_code == 400
     message = response.json()["error"]
     assert match in message and "\n" not in message
@@ -154,7 +156,7 @@ def test_unknown_paths_and_methods(client):
 
 
 def test_a_body_too_large_is_refused(client):
-    response = client.post("/api/add", content=b'{"gene": "' + b"A" * 70_000 + b'"}')
+    response = client.post("/api/add", content=b'{"gene": "' + b"A" * 70_000 + b'"}', headers=JSON)
     assert response.status_code == 400 and "bytes" in response.json()["error"]
 
 
@@ -179,6 +181,22 @@ def test_token_by_header_query_or_cookie(explorer):
     assert client.post("/api/add", json={"gene": "LYZ"}).status_code == 200
 
 
+def test_a_post_must_say_it_is_json(client):
+    """Another web site cannot post a form or plain text to a page on this machine: only JSON, which needs CORS."""
+    for headers in [{}, {"content-type": "text/plain"}, {"content-type": "application/x-www-form-urlencoded"}]:
+        response = client.post("/api/add", content=b'{"gene": "LYZ"}', headers=headers)
+        assert response.status_code == 415 and "application/json" in response.json()["error"]
+    assert client.post("/api/export/h5ad").status_code == 415
+    assert client.get("/api/state").json()["selection"] == []
+
+
+def test_local_only_refuses_other_host_names(explorer):
+    app = markers_app(explorer, local_only=True)
+    assert TestClient(app, base_url="http://evil.example:8000").get("/api/state").status_code == 400
+    assert TestClient(app, base_url="http://127.0.0.1:8000").get("/api/state").status_code == 200
+    assert TestClient(app, base_url="http://localhost:8000").get("/").status_code == 200
+
+
 # ---------------------------------------------------------------------------------- fuzzing validators
 names = st.one_of(
     st.text(max_size=30),
@@ -191,7 +209,7 @@ FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 
 
 def _check_refused(client, path, body, before):
-    response = client.post(path, content=json.dumps(body).encode())
+    response = client.post(path, content=json.dumps(body).encode(), headers=JSON)
     assert response.status_code in (200, 400), response.text
     if response.status_code == 400:
         message = response.json()["error"]
@@ -209,7 +227,7 @@ def test_fuzz_gene_names(shared_explorer, gene):
         response = _check_refused(client, path, {"gene": gene}, before)
         assert response.status_code == 400 or gene in GENES
         if response.status_code == 200:
-            client.post("/api/undo")
+            client.post("/api/undo", json={})
 
 
 @FUZZ
@@ -221,7 +239,7 @@ def test_fuzz_objectives(shared_explorer, method, target):
     if response.status_code == 200:
         assert str(method).lower() in before["methods"]
         if response.json()["state"] != before:
-            client.post("/api/undo")
+            client.post("/api/undo", json={})
 
 
 @FUZZ
@@ -232,7 +250,7 @@ def test_fuzz_k(shared_explorer, k):
     response = _check_refused(client, "/api/take", {"k": k}, before)
     if response.status_code == 200:
         assert isinstance(k, int) and 1 <= k <= len(GENES)
-        client.post("/api/undo")
+        client.post("/api/undo", json={})
 
 
 @FUZZ
@@ -241,7 +259,7 @@ def test_fuzz_raw_bodies(shared_explorer, body):
     client = TestClient(markers_app(shared_explorer))
     before = client.get("/api/state").json()
     for path in ["/api/add", "/api/take", "/api/objective", "/api/reorder"]:
-        response = client.post(path, content=body)
+        response = client.post(path, content=body, headers=JSON)
         assert response.status_code == 400, (path, body, response.text)
         assert "\n" not in response.json()["error"]
     assert client.get("/api/state").json() == before

@@ -68,7 +68,7 @@ def serve_markers(
                 adata, groupby, layer=layer, use_raw=use_raw, method=method, n_bins=n_bins, prefilter=prefilter, path=input
             )
             token = None if is_loopback(host) else new_token()
-            app = markers_app(explorer, token=token)
+            app = markers_app(explorer, token=token, local_only=token is None)
         except BaseException:
             sock.close()
             raise
@@ -173,7 +173,7 @@ def serve_annotate(
                 **{k: v for k, v in settings.items() if v is not None},
             )
             token = None if is_loopback(host) else new_token()
-            app = annotate_app(session, token=token)
+            app = annotate_app(session, token=token, local_only=token is None)
         except BaseException:
             sock.close()
             raise

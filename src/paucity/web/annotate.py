@@ -11,15 +11,14 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from .._errors import ParameterError
-from .access import TokenGuard
 from .annotation import AnnotationSession
-from .json_api import error_handlers, read_body, required
+from .json_api import error_handlers, guard, read_body, required
 from .markers import STATIC
 
 __all__ = ["annotate_app"]
 
 
-def annotate_app(session: AnnotationSession, *, token: str | None = None) -> Starlette:
+def annotate_app(session: AnnotationSession, *, token: str | None = None, local_only: bool = False) -> Starlette:
     """The annotation page, the coordinator's view and their JSON API, as an ASGI application.
 
     Parameters
@@ -27,6 +26,8 @@ def annotate_app(session: AnnotationSession, *, token: str | None = None) -> Sta
     session : AnnotationSession
     token : str, optional
         When given, every request must carry it (see :class:`paucity.web.access.TokenGuard`).
+    local_only : bool, default=False
+        Answer only requests addressed to 127.0.0.1, localhost or ::1 by name (DNS rebinding).
 
     Returns
     -------
@@ -89,5 +90,5 @@ def annotate_app(session: AnnotationSession, *, token: str | None = None) -> Sta
     ]
     app = Starlette(routes=routes, exception_handlers=error_handlers())
     app.state.session = session
-    app.add_middleware(TokenGuard, token=token)
+    guard(app, token=token, local_only=local_only)
     return app

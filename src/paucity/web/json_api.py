@@ -6,14 +6,25 @@ import json
 
 from .._errors import ParameterError, PaucityError
 
-__all__ = ["read_body", "required", "error_handlers", "MAX_BODY_BYTES"]
+__all__ = ["read_body", "required", "error_handlers", "guard", "LOCAL_HOSTS", "MAX_BODY_BYTES"]
 
 #: The largest request body accepted.
 MAX_BODY_BYTES = 64 * 1024
 
 
 async def read_body(request, *fields: str) -> dict:
-    """The request's JSON object, with no field other than ``fields`` (each optional); ``{}`` for an empty body."""
+    """The request's JSON object, with no field other than ``fields`` (each optional); ``{}`` for an empty body.
+
+    The request must say ``Content-Type: application/json``, even with an
+    empty body: a browser sends that type across sites only after asking the
+    server (which says no), so another web site open in the same browser
+    cannot post to a page served on this machine.
+    """
+    from starlette.exceptions import HTTPException
+
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise HTTPException(415, f"send the request body as JSON with Content-Type: application/json (got {kind or 'none'!r}).")
     raw = await request.body()
     if len(raw) > MAX_BODY_BYTES:
         raise ParameterError(f"the request body has {len(raw)} bytes, more than the {MAX_BODY_BYTES} accepted.")
@@ -39,6 +50,26 @@ def required(body: dict, field: str):
     if field not in body:
         raise ParameterError(f"the request needs the field {field!r}.")
     return body[field]
+
+
+#: The host names a server on the loopback interface answers to with ``local_only``.
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def guard(app, *, token: str | None, local_only: bool) -> None:
+    """Add the access checks to ``app``: the token on every request, and with ``local_only`` the Host header.
+
+    ``local_only`` answers only requests addressed to this machine by name (a
+    defence against DNS rebinding: a web page whose own host name was made to
+    resolve to 127.0.0.1 still sends its own name, and is refused with 400).
+    """
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+    from .access import TokenGuard
+
+    app.add_middleware(TokenGuard, token=token)
+    if local_only:
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(LOCAL_HOSTS))
 
 
 def error_handlers() -> dict:

@@ -16,9 +16,8 @@ from starlette.staticfiles import StaticFiles
 
 from .._errors import ParameterError
 from .._validation import Interval, check_parameter
-from .access import TokenGuard
 from .explorer import MarkerExplorer
-from .json_api import error_handlers, read_body, required
+from .json_api import error_handlers, guard, read_body, required
 from .plots import box_svg, embedding_svg, history_svg
 
 __all__ = ["markers_app", "MAX_CANDIDATES", "STATIC"]
@@ -29,7 +28,7 @@ STATIC = Path(__file__).parent / "static"
 MAX_CANDIDATES = 500
 
 
-def markers_app(explorer: MarkerExplorer, *, token: str | None = None) -> Starlette:
+def markers_app(explorer: MarkerExplorer, *, token: str | None = None, local_only: bool = False) -> Starlette:
     """The marker explorer page and its JSON API, as an ASGI application.
 
     Parameters
@@ -40,6 +39,10 @@ def markers_app(explorer: MarkerExplorer, *, token: str | None = None) -> Starle
         When given, every request must carry it (see
         :class:`paucity.web.access.TokenGuard`); ``paucity serve`` sets one
         whenever the server listens beyond the loopback interface.
+    local_only : bool, default=False
+        Answer only requests addressed to 127.0.0.1, localhost or ::1 by name
+        (``paucity serve`` sets it on the loopback interface): a defence
+        against DNS rebinding.
 
     Returns
     -------
@@ -184,5 +187,5 @@ def markers_app(explorer: MarkerExplorer, *, token: str | None = None) -> Starle
     ]
     app = Starlette(routes=routes, exception_handlers=error_handlers())
     app.state.explorer = explorer
-    app.add_middleware(TokenGuard, token=token)
+    guard(app, token=token, local_only=local_only)
     return app

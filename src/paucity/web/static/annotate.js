@@ -92,8 +92,7 @@
     });
     window.addEventListener("pagehide", () => {  // the pair on screen goes back to the others at once
       if (annotator && current) {
-        const body = new Blob([JSON.stringify({ annotator })], { type: "application/json" });
-        navigator.sendBeacon(withToken("api/release"), body);
+        fetch(withToken("api/release"), { method: "POST", headers, body: JSON.stringify({ annotator }), keepalive: true });
       }
     });
     if (annotator) start(); else { $("login").hidden = false; $("annotator").focus(); }
