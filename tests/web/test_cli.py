@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import httpx
-import pytest
 from typer.testing import CliRunner
 
 from paucity.cli import app

@@ -2,14 +2,6 @@
 
 from __future__ import annotations
 
-from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
-
 from .._errors import ParameterError
 from .annotation import AnnotationSession
 from .json_api import error_handlers, guard, read_body, required
@@ -40,6 +32,14 @@ def annotate_app(session: AnnotationSession, *, token: str | None = None, local_
     ``POST /api/release``, ``GET /api/progress`` and ``/media/<file>`` (only the images the items
     table names). Bad requests get 400 with ``{"error": "..."}``.
     """
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.exceptions import HTTPException
+    from starlette.requests import Request
+    from starlette.responses import FileResponse, JSONResponse
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
+
 
     async def page(request: Request):
         return FileResponse(STATIC / "annotate.html", media_type="text/html")

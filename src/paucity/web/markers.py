@@ -6,14 +6,6 @@ import json
 import numbers
 from pathlib import Path
 
-from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
-
 from .._errors import ParameterError
 from .._validation import Interval, check_parameter
 from .explorer import MarkerExplorer
@@ -71,6 +63,14 @@ def markers_app(explorer: MarkerExplorer, *, token: str | None = None, local_onl
     >>> client.post("/api/add", json={"gene": "CD99"}).status_code
     400
     """
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.exceptions import HTTPException
+    from starlette.requests import Request
+    from starlette.responses import FileResponse, JSONResponse, Response
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
+
 
     async def run(function, *args):
         return await run_in_threadpool(function, *args)
