@@ -66,7 +66,7 @@ def explorer(h5ad_path):
 
 
 class Served:
-    """``paucity serve markers ...`` in a child process, its URL read from its first line."""
+    """``paucity serve ...`` in a child process, its URL read from the first line that has one."""
 
     def __init__(self, *args):
         env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
@@ -76,22 +76,35 @@ class Served:
         )
         self.lines = []
         self.url = None
-        ready = threading.Event()
+        self._changed = threading.Condition()
 
         def read():
             for line in self.process.stdout:
-                self.lines.append(line)
-                found = re.search(r"(http://\S+)", line)
-                if found and self.url is None:
-                    self.url = found.group(1)
-                    ready.set()
-            ready.set()
+                with self._changed:
+                    self.lines.append(line)
+                    found = re.search(r"(http://\S+)", line)
+                    if found and self.url is None:
+                        self.url = found.group(1)
+                    self._changed.notify_all()
+            with self._changed:
+                self.lines.append(None)  # the process ended
+                self._changed.notify_all()
 
         threading.Thread(target=read, daemon=True).start()
-        ready.wait(timeout=60)
+        with self._changed:
+            self._changed.wait_for(lambda: self.url is not None or None in self.lines, timeout=60)
         if self.url is None:
             self.stop()
-            pytest.fail("the server printed no URL: " + "".join(self.lines))
+            pytest.fail("the server printed no URL: " + "".join(line for line in self.lines if line))
+
+    def wait_for_line(self, start: str, timeout: float = 30) -> str:
+        """The first line the server printed that starts with ``start`` (waiting for it)."""
+        def found():
+            return next((line for line in self.lines if line and line.startswith(start)), None)
+
+        with self._changed:
+            self._changed.wait_for(lambda: found() is not None or None in self.lines, timeout=timeout)
+            return found()
 
     def stop(self):
         self.process.terminate()

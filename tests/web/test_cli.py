@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import httpx
+import pytest
 from typer.testing import CliRunner
 
 from paucity.cli import app
@@ -64,6 +65,37 @@ def test_serve_beyond_loopback_prints_and_checks_a_token(h5ad_path):
         assert httpx.get(base + "api/state", timeout=30).status_code == 401
         answer = httpx.get(base + "api/state", headers={"x-paucity-token": found.group(2)}, timeout=30)
         assert answer.status_code == 200
-        assert any("token" in line for line in served.lines[1:])
+        assert "token" in served.wait_for_line("Every request needs the token")
+    finally:
+        served.stop()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ([], "give --items"),
+        (["--items", "ITEMS", "--strategy", "best"], "--strategy must be"),
+        (["--items", "ITEMS", "--media", "nowhere"], "media folder"),
+        (["--items", "ITEMS", "--budget", "many"], "--budget must be"),
+        (["--items", "ITEMS", "--price", "-1"], "price must be"),
+    ],
+)
+def test_annotate_errors_are_one_line_and_write_nothing(tmp_path, args, message):
+    items = tmp_path / "items.csv"
+    items.write_text("item\n" + "".join(f"photo{k}\n" for k in range(6)))
+    database = tmp_path / "photos.db"
+    result = run("serve", "annotate", str(database), *[str(items) if a == "ITEMS" else a for a in args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output and len(result.output.strip().splitlines()) == 1
+    assert not database.exists()
+
+
+def test_annotate_prints_both_addresses(tmp_path):
+    items = tmp_path / "items.csv"
+    items.write_text("item\n" + "".join(f"photo{k}\n" for k in range(6)))
+    served = Served("serve", "annotate", str(tmp_path / "photos.db"), "--items", str(items), "--budget", "5")
+    try:
+        assert served.wait_for_line("coordinator: ").strip() == "coordinator: " + served.url + "coordinator"
+        assert httpx.get(served.url + "api/progress", timeout=30).json()["budget"] == 5
     finally:
         served.stop()

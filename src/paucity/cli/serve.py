@@ -161,6 +161,10 @@ def serve_annotate(
             "budget": _budget(budget), "batch_size": batch_size, "n_clusters": n_clusters, "random_state": random_state,
             "strategy": None if strategy is None else strategies[strategy.lower()],
         }
+        if items is None and "://" not in database and not Path(database).exists():
+            from .._errors import ParameterError
+
+            raise ParameterError(f"{database} does not exist yet; give --items (the items table) to start a session.")
         sock = bind(host, port)
         try:
             table = None
