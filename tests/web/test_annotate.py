@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import threading
 
 import httpx
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from paucity._errors import ParameterError
@@ -269,3 +272,31 @@ def test_fifty_annotators_at_once_on_the_loopback(tmp_path):
     assert table.groupby("source").size().eq(2).all() and table["source"].nunique() == 50
     assert table.groupby(["i", "j"]).size().max() == 1
     assert sum(len(p) for p in pairs.values()) == 100 and len(set().union(*pairs.values())) == 100
+
+
+# ------------------------------------------------------------------------------------------------ fuzzing
+ANYTHING = st.one_of(st.text(max_size=20), st.integers(-10**12, 10**12), st.floats(), st.none(), st.booleans(),
+                     st.lists(st.integers(), max_size=2))
+
+
+@pytest.fixture(scope="module")
+def fuzzed(tmp_path_factory):
+    database = tmp_path_factory.mktemp("fuzz") / "session.db"
+    session = AnnotationSession(database, items_table(), budget=30, batch_size=4, random_state=0)
+    return session, database, names(session.next_pair("ann"))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(annotator=st.one_of(st.just("ann"), ANYTHING), i=st.one_of(st.just("pair"), ANYTHING), value=ANYTHING)
+def test_fuzz_answers_are_refused_cleanly(fuzzed, annotator, i, value):
+    session, database, pair = fuzzed
+    valid = annotator == "ann" and i == "pair" and type(value) is int and 0 <= value <= 9
+    assume(not valid)  # a valid answer would be stored; this test is about the others
+    client = TestClient(annotate_app(session))
+    first = pair[0] if i == "pair" else i
+    body = json.dumps({"annotator": annotator, "i": first, "j": pair[1], "value": value})  # NaN, Infinity as Python writes them
+    response = client.post("/api/answer", content=body.encode(), headers=JSON)
+    assert response.status_code == 400, response.text
+    message = response.json()["error"]
+    assert message and "\n" not in message
+    assert len(stored(database)) == 0
