@@ -148,6 +148,17 @@ def test_open_add_remove_switch_take_undo_and_export(page, served):
     assert table["step"].tolist() == [1, 2]
 
 
+def test_an_unsupervised_objective_scores_no_group(page):
+    page.select_option("#target", "CD19+ B")
+    page.wait_for_selector("#message:has-text('CD19+ B vs rest')")
+    page.select_option("#method", "entropy")
+    page.wait_for_selector("#message:has-text('Scoring by ENTROPY, all groups')")
+    assert page.is_disabled("#target") and page.input_value("#target") == ""
+    page.select_option("#method", "cife")
+    page.wait_for_selector("#message:has-text('Scoring by CIFE')")
+    assert page.is_enabled("#target")
+
+
 def test_an_error_is_shown_and_the_page_stays_usable(page):
     page.fill("#take-k", "100000")
     page.click("#take-form button")

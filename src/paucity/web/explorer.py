@@ -229,6 +229,7 @@ class MarkerExplorer:
                 "method": self._method,
                 "target": self._target,
                 "methods": list(EXPLORER_METHODS),
+                "unsupervised": list(UNSUPERVISED),
                 "groups": list(self._groups),
                 "groupby": self._groupby,
                 "n_cells": int(self._expression.shape[0]),

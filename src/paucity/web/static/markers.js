@@ -72,6 +72,7 @@
     }
     method.value = state.method;
     $("target").value = state.target === null ? "" : state.target;
+    $("target").disabled = state.unsupervised.includes(state.method);  // no labels, so no group to score against
     $("undo").disabled = !state.can_undo;
     $("n-selected").textContent = `(${state.selection.length})`;
     $("empty-selection").hidden = state.selection.length > 0;
@@ -125,7 +126,8 @@
   }
 
   function objectiveChanged() {
-    const target = $("target").value;
+    const unsupervised = ["entropy", "entropy2"].includes($("method").value);
+    const target = unsupervised ? "" : $("target").value;
     act("api/objective", { method: $("method").value, target: target === "" ? null : target },
       (_, state) => say("Scoring by " + state.method.toUpperCase() + (state.target ? ", " + state.target + " vs rest." : ", all groups.")));
   }
