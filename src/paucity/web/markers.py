@@ -49,7 +49,10 @@ def markers_app(explorer: MarkerExplorer, *, token: str | None = None, local_onl
     Examples
     --------
     >>> import anndata, numpy as np, pandas as pd
-    >>> from starlette.testclient import TestClient
+    >>> import warnings
+    >>> with warnings.catch_warnings():      # Starlette 1.x prefers httpx2 for its test client
+    ...     warnings.simplefilter("ignore")
+    ...     from starlette.testclient import TestClient
     >>> from paucity.web import MarkerExplorer, markers_app
     >>> rng = np.random.default_rng(0)
     >>> groups = rng.choice(["B", "T"], size=200)
