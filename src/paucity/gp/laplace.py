@@ -305,6 +305,11 @@ def _log_joint(a, z, Y, marginal, b, sigma):
     return _log_lik(w.f, Y) - 0.5 * float(np.sum(a * z))
 
 
+# a chord step (the last factorization kept) must shrink the gradient's largest entry at least this much,
+# or the next step factors the curvature afresh
+REFACTOR_CONTRACTION = 0.2
+
+
 def _latent(L0, a):
     """``z = K a`` as ``L0 (L0' a)`` per class: the same K as the factor, so ``a'z = ‖L0'a‖² ≥ 0``."""
     return (a @ L0) @ L0.T
@@ -358,24 +363,27 @@ def _find_mode(L0, K0, Y, marginal, b, sigma, a0, max_iter, tol):
         if np.isfinite(obj0) and obj0 > obj:
             a, z, obj = np.array(a0, dtype=float), z0, obj0
     grad_norm = np.inf
+    curv, fresh, stalls, previous_obj = None, False, 0, -np.inf
     for iteration in range(1, max_iter + 1):
         w = warp(z, marginal, b=b, sigma=sigma)
         pi = softmax(w.f)
         grad = w.df * (Y - pi) - a
-        grad_norm = float(np.max(np.abs(grad)))
+        previous_norm, grad_norm = grad_norm, float(np.max(np.abs(grad)))
         if not np.isfinite(grad_norm):
             raise np.linalg.LinAlgError("the mode search reached latent values where the copula map overflows")
         if grad_norm < tol:
+            if curv is not None:  # polish with the factorization in hand: log|H| moves at first order with ẑ
+                z, a, obj, grad_norm = _polish(curv, L0, Y, z, a, obj, grad, grad_norm, marginal, b, sigma, tol)
             return Mode(z, a, obj, iteration - 1, True, grad_norm)
-        u = w.df * pi
-        # Newton's step where H = K⁻¹ + M is positive definite (near a maximum), else B = K⁻¹ + DWD
-        dwd = w.df**2 * pi * _one_minus(pi)
-        curv = Curvature(K0, L0, dwd - w.d2f * (Y - pi), u)
-        if not curv.ok:
-            curv = Curvature(K0, L0, dwd, u)
-            if not curv.ok:  # only with non-finite derivatives: the latent values left the map's range
-                raise np.linalg.LinAlgError("the mode search reached latent values where the copula map overflows")
-        # (K⁻¹ + N) z_new = N z + d(y − π), N = M or DWD; then a_new = rhs − N z_new
+        flat = obj - previous_obj <= 1e-12 * max(1.0, abs(obj))
+        stalls = stalls + 1 if fresh and flat and grad_norm >= previous_norm else 0
+        if stalls >= 2:  # two Newton steps in a row raised J by its round-off only and did not lower ∇J
+            return Mode(z, a, obj, iteration - 1, True, grad_norm)
+        if curv is None or grad_norm > REFACTOR_CONTRACTION * previous_norm:
+            curv, fresh = _newton_curvature(K0, L0, Y, w, pi), True
+        else:
+            fresh = False  # the last factorization still contracts the gradient fast: keep it (a chord step)
+        # (K⁻¹ + N) z_new = N z + d(y − π), N = M or DWD where factored; then a_new = rhs − N z_new
         Nz = curv.apply_M(z)
         rhs = Nz + w.df * (Y - pi)
         z_new = curv.solve(rhs)
@@ -384,7 +392,11 @@ def _find_mode(L0, K0, Y, marginal, b, sigma, a0, max_iter, tol):
         dz = _latent(L0, da)
         slope = float(np.sum(grad * dz))
         if slope <= 1e-14 * max(1.0, abs(obj)):  # a Newton step would raise J by less than its round-off
-            return Mode(z, a, obj, iteration - 1, True, grad_norm)
+            if fresh:  # take such steps while they lower ∇J (J cannot tell), then stop
+                z, a, obj, grad_norm = _polish(curv, L0, Y, z, a, obj, grad, grad_norm, marginal, b, sigma, tol)
+                return Mode(z, a, obj, iteration - 1, True, grad_norm)
+            curv = None  # judge round-off with the curvature at this point, not an old one
+            continue
         step = 1.0
         for _ in range(40):
             a_try, z_try = a + step * da, z + step * dz
@@ -393,11 +405,52 @@ def _find_mode(L0, K0, Y, marginal, b, sigma, a0, max_iter, tol):
                 break
             step *= 0.5
         else:
-            return Mode(z, a, obj, iteration, False, grad_norm)
+            if fresh:
+                return Mode(z, a, obj, iteration, False, grad_norm)
+            curv = None
+            continue
+        if step < 1.0:
+            curv = None  # a damped step: the curvature has moved too far to keep
+        previous_obj = obj
         a, z, obj = a_try, z_try, obj_try
     w = warp(z, marginal, b=b, sigma=sigma)
     grad_norm = float(np.max(np.abs(w.df * (Y - softmax(w.f)) - a)))
     return Mode(z, a, obj, max_iter, grad_norm < tol, grad_norm)
+
+
+def _polish(curv, L0, Y, z, a, obj, grad, grad_norm, marginal, b, sigma, tol, steps=3):
+    """Up to ``steps`` more chord steps with a factorization already made (no new one: each costs
+    O(Cn²)), each kept only if it lowers the gradient's largest entry without lowering J, stopping
+    below ``tol·1e-3``."""
+    for _ in range(steps):
+        if grad_norm < 1e-3 * tol:
+            break
+        rhs = curv.apply_M(z) + (grad + a)  # N z + d ⊙ (y − π)
+        z_new = curv.solve(rhs)
+        a_new = rhs - curv.apply_M(z_new)
+        z_new = _latent(L0, a_new)
+        obj_new = _log_joint(a_new, z_new, Y, marginal, b, sigma)
+        if not np.isfinite(obj_new) or obj_new < obj - 1e-14 * max(1.0, abs(obj)):
+            break
+        w = warp(z_new, marginal, b=b, sigma=sigma)
+        grad_new = w.df * (Y - softmax(w.f)) - a_new
+        norm_new = float(np.max(np.abs(grad_new)))
+        if not norm_new < grad_norm:
+            break
+        z, a, obj, grad, grad_norm = z_new, a_new, obj_new, grad_new, norm_new
+    return z, a, obj, grad_norm
+
+
+def _newton_curvature(K0, L0, Y, w, pi):
+    """H = −∇²J factored where positive definite, else B = K⁻¹ + DWD (always positive definite)."""
+    u = w.df * pi
+    dwd = w.df**2 * pi * _one_minus(pi)
+    curv = Curvature(K0, L0, dwd - w.d2f * (Y - pi), u)
+    if not curv.ok:
+        curv = Curvature(K0, L0, dwd, u)
+        if not curv.ok:  # only with non-finite derivatives: the latent values left the map's range
+            raise np.linalg.LinAlgError("the mode search reached latent values where the copula map overflows")
+    return curv
 
 
 def _one_minus(pi):
