@@ -54,10 +54,10 @@ def serve_markers(
     with one_line_errors():
         from .. import io
         from .._errors import ParameterError
-        from ..web import MarkerExplorer
-        from ..web.access import is_loopback, new_token
-        from ..web.markers import markers_app
-        from ..web.server import bind, serve as run, url_of
+        from ..serve import MarkerExplorer
+        from ..serve.access import is_loopback, new_token
+        from ..serve.markers import markers_app
+        from ..serve.server import bind, serve as run, url_of
 
         if not str(input).lower().endswith(".h5ad"):
             raise ParameterError(f"{input} is not an .h5ad file; the explorer reads and writes back an .h5ad.")
@@ -147,10 +147,10 @@ def serve_annotate(
     """
     with one_line_errors():
         from .. import io
-        from ..web import AnnotationSession
-        from ..web.access import is_loopback, new_token
-        from ..web.annotate import annotate_app
-        from ..web.server import bind, serve as run, url_of
+        from ..serve import AnnotationSession
+        from ..serve.access import is_loopback, new_token
+        from ..serve.annotate import annotate_app
+        from ..serve.server import bind, serve as run, url_of
 
         strategies = {"iu-red": "iu_red", "shamir-tishby": "shamir_tishby", "random": "random"}
         if strategy is not None and strategy.lower() not in strategies:

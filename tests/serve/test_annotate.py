@@ -14,8 +14,8 @@ from starlette.testclient import TestClient
 
 from paucity._errors import ParameterError
 from paucity.clustering import MeasurementStore
-from paucity.web import AnnotationSession, annotate_app
-from paucity.web.server import BackgroundServer
+from paucity.serve import AnnotationSession, annotate_app
+from paucity.serve.server import BackgroundServer
 
 JSON = {"content-type": "application/json"}
 

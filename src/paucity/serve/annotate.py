@@ -17,7 +17,7 @@ def annotate_app(session: AnnotationSession, *, token: str | None = None, local_
     ----------
     session : AnnotationSession
     token : str, optional
-        When given, every request must carry it (see :class:`paucity.web.access.TokenGuard`).
+        When given, every request must carry it (see :class:`paucity.serve.access.TokenGuard`).
     local_only : bool, default=False
         Answer only requests addressed to 127.0.0.1, localhost or ::1 by name (DNS rebinding).
 

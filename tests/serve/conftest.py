@@ -60,7 +60,7 @@ def h5ad_path(tmp_path, adata):
 def explorer(h5ad_path):
     import anndata
 
-    from paucity.web import MarkerExplorer
+    from paucity.serve import MarkerExplorer
 
     return MarkerExplorer(anndata.read_h5ad(h5ad_path), "cell_type", path=h5ad_path)
 

@@ -15,7 +15,7 @@ def bind(host: str, port: int) -> socket.socket:
 
     Examples
     --------
-    >>> from paucity.web.server import bind
+    >>> from paucity.serve.server import bind
     >>> sock = bind("127.0.0.1", 0)
     >>> sock.getsockname()[1] > 0
     True
@@ -77,7 +77,7 @@ class BackgroundServer:
     >>> from starlette.applications import Starlette
     >>> from starlette.responses import PlainTextResponse
     >>> from starlette.routing import Route
-    >>> from paucity.web.server import BackgroundServer
+    >>> from paucity.serve.server import BackgroundServer
     >>> app = Starlette(routes=[Route("/", lambda request: PlainTextResponse("up"))])
     >>> with BackgroundServer(app) as server:
     ...     httpx.get(server.url).text

@@ -15,14 +15,14 @@ __all__ = ["MarkerExplorer", "AnnotationSession", "EXPLORER_METHODS", "EMBEDDING
 
 
 def markers_app(*args, **kwargs):
-    """The marker explorer's ASGI application; see :func:`paucity.web.markers.markers_app`."""
+    """The marker explorer's ASGI application; see :func:`paucity.serve.markers.markers_app`."""
     from .markers import markers_app as build
 
     return build(*args, **kwargs)
 
 
 def annotate_app(*args, **kwargs):
-    """The annotation page's ASGI application; see :func:`paucity.web.annotate.annotate_app`."""
+    """The annotation page's ASGI application; see :func:`paucity.serve.annotate.annotate_app`."""
     from .annotate import annotate_app as build
 
     return build(*args, **kwargs)

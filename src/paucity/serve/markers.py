@@ -29,7 +29,7 @@ def markers_app(explorer: MarkerExplorer, *, token: str | None = None, local_onl
         The state the page shows and changes.
     token : str, optional
         When given, every request must carry it (see
-        :class:`paucity.web.access.TokenGuard`); ``paucity serve`` sets one
+        :class:`paucity.serve.access.TokenGuard`); ``paucity serve`` sets one
         whenever the server listens beyond the loopback interface.
     local_only : bool, default=False
         Answer only requests addressed to 127.0.0.1, localhost or ::1 by name
@@ -53,7 +53,7 @@ def markers_app(explorer: MarkerExplorer, *, token: str | None = None, local_onl
     >>> with warnings.catch_warnings():      # Starlette 1.x prefers httpx2 for its test client
     ...     warnings.simplefilter("ignore")
     ...     from starlette.testclient import TestClient
-    >>> from paucity.web import MarkerExplorer, markers_app
+    >>> from paucity.serve import MarkerExplorer, markers_app
     >>> rng = np.random.default_rng(0)
     >>> groups = rng.choice(["B", "T"], size=200)
     >>> X = rng.poisson(1.0, size=(200, 3)).astype(np.float32)

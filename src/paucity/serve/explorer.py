@@ -86,7 +86,7 @@ class MarkerExplorer:
     Examples
     --------
     >>> import anndata, numpy as np, pandas as pd
-    >>> from paucity.web import MarkerExplorer
+    >>> from paucity.serve import MarkerExplorer
     >>> rng = np.random.default_rng(0)
     >>> groups = rng.choice(["B", "T"], size=300)
     >>> X = rng.poisson(1.0, size=(300, 4)).astype(np.float32)

@@ -21,7 +21,7 @@ def new_token() -> str:
 
     Examples
     --------
-    >>> from paucity.web.access import new_token
+    >>> from paucity.serve.access import new_token
     >>> len(new_token()) >= 22 and new_token() != new_token()
     True
     """
@@ -33,7 +33,7 @@ def is_loopback(host: str) -> bool:
 
     Examples
     --------
-    >>> from paucity.web.access import is_loopback
+    >>> from paucity.serve.access import is_loopback
     >>> is_loopback("127.0.0.1"), is_loopback("localhost"), is_loopback("0.0.0.0")
     (True, True, False)
     """

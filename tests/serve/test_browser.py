@@ -57,8 +57,8 @@ def served(tmp_path):
     import anndata
 
     from paucity.datasets import pbmc68k_reduced
-    from paucity.web import MarkerExplorer, markers_app
-    from paucity.web.server import BackgroundServer
+    from paucity.serve import MarkerExplorer, markers_app
+    from paucity.serve.server import BackgroundServer
 
     path = tmp_path / "pbmc68k.h5ad"
     pbmc68k_reduced().write_h5ad(path)
@@ -252,8 +252,8 @@ def test_main_view_looks_as_stored(page, tmp_path):
 
 
 def test_annotation_page_looks_as_stored(browser, tmp_path):
-    from paucity.web import AnnotationSession, annotate_app
-    from paucity.web.server import BackgroundServer
+    from paucity.serve import AnnotationSession, annotate_app
+    from paucity.serve.server import BackgroundServer
 
     table = pd.DataFrame({"item": [f"photo{k}" for k in range(8)],
                           "text": [f"A kitchen with {k + 1} chair(s) by the window" for k in range(8)]})

@@ -32,7 +32,7 @@ def viridis(t) -> list[str]:
 
     Examples
     --------
-    >>> from paucity.web.plots import viridis
+    >>> from paucity.serve.plots import viridis
     >>> viridis([0.0, 1.0])
     ['#440154', '#fde725']
     """
@@ -61,7 +61,7 @@ def _ticks(high: float) -> np.ndarray:
 
     Examples
     --------
-    >>> from paucity.web.plots import _ticks
+    >>> from paucity.serve.plots import _ticks
     >>> _ticks(5.36).tolist()
     [0.0, 2.0, 4.0, 6.0]
     """
@@ -82,7 +82,7 @@ def box_svg(values: np.ndarray, codes: np.ndarray, groups: list[str], gene: str,
     Examples
     --------
     >>> import numpy as np
-    >>> from paucity.web.plots import box_svg
+    >>> from paucity.serve.plots import box_svg
     >>> svg = box_svg(np.array([0.0, 1, 2, 5, 6, 7]), np.array([0, 0, 0, 1, 1, 1]), ["B", "T"], "CD3E")
     >>> svg.startswith("<svg") and svg.count("<rect") >= 2
     True
@@ -171,7 +171,7 @@ def history_svg(history: list[dict], width: int = 560, height: int = 180) -> str
 
     Examples
     --------
-    >>> from paucity.web.plots import history_svg
+    >>> from paucity.serve.plots import history_svg
     >>> svg = history_svg([{"action": "add", "gene": "LYZ", "score": 1.0}, {"action": "take", "gene": "CST3", "score": 0.4}])
     >>> svg.count("<circle")
     2

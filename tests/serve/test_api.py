@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from paucity.web import MarkerExplorer, markers_app
+from paucity.serve import MarkerExplorer, markers_app
 
 from .conftest import GENES, small_adata
 

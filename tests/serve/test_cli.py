@@ -36,7 +36,7 @@ def test_a_missing_column_is_one_line_error(h5ad_path):
 
 
 def test_a_busy_port_is_one_line_error(h5ad_path):
-    from paucity.web.server import bind
+    from paucity.serve.server import bind
 
     sock = bind("127.0.0.1", 0)
     try:

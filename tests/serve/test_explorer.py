@@ -10,7 +10,7 @@ import pytest
 from paucity._errors import ParameterError
 from paucity.info import BinnedMatrix, discretize
 from paucity.markers import Stepwise, make_objective
-from paucity.web import MarkerExplorer
+from paucity.serve import MarkerExplorer
 
 from .conftest import GENES, small_adata
 

@@ -38,7 +38,7 @@ def check_annotator(annotator) -> str:
 
     Examples
     --------
-    >>> from paucity.web.annotation import check_annotator
+    >>> from paucity.serve.annotation import check_annotator
     >>> check_annotator("alice@lab")
     'alice@lab'
     >>> check_annotator("../root")
