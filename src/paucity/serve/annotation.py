@@ -257,7 +257,7 @@ class AnnotationSession:
                 "n_pending": int(len(self._pending)),
                 "n_shown_now": int(out_now),
                 "price": self._price,
-                "cost": self._price * len(measured),
+                "cost": round(self._price * len(measured), 10),  # 12 x 0.05 is 0.6, not 0.6000000000000001
                 "settings": dict(self._settings),
                 "annotators": [{"annotator": str(a), "n_answers": int(n)} for a, n in per.items()],
                 "recent": [
