@@ -22,13 +22,22 @@ DEPRECATED_KEYWORDS = {("paucity.differences", "PDA"): "k", ("paucity.difference
 OLD_PYTHON_NAMES = {"k", "seed", "jobs", "n_jobs_", "n_markers"}
 CAPABILITIES = [
     "paucity.info", "paucity.markers", "paucity.ranking", "paucity.differences", "paucity.judgments",
-    "paucity.clustering", "paucity.crowd", "paucity.gp",
+    "paucity.clustering", "paucity.crowd", "paucity.gp", "paucity.serve",
 ]
 
 
 def _commands():
-    group = typer.main.get_command(app)
-    return {name: command for name, command in group.commands.items()}
+    """Every command by its name on the command line, subcommands included ("serve markers")."""
+    found = {}
+
+    def walk(group, prefix):
+        for name, command in group.commands.items():
+            found[prefix + name] = command
+            if hasattr(command, "commands"):
+                walk(command, prefix + name + " ")
+
+    walk(typer.main.get_command(app), "")
+    return found
 
 
 def _options(command) -> set[str]:

@@ -10,7 +10,8 @@ import pytest
 import paucity
 
 CAPABILITIES = ["paucity", "paucity.info", "paucity.markers", "paucity.ranking", "paucity.differences",
-                "paucity.judgments", "paucity.clustering", "paucity.crowd", "paucity.datasets", "paucity.io"]
+                "paucity.judgments", "paucity.clustering", "paucity.crowd", "paucity.datasets", "paucity.io",
+                "paucity.serve"]
 
 
 @pytest.mark.parametrize("module", CAPABILITIES)
