@@ -94,6 +94,24 @@ def wait_until_drawn(page) -> None:
     )
 
 
+def test_the_page_loads_nothing_from_outside_the_server(browser, served):
+    """No CDN, no font service: every request the page makes, pictures included, goes to this server."""
+    url = served[0]
+    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
+    page = context.new_page()
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    page.goto(url)
+    page.wait_for_selector("body[data-ready=true]")
+    page.click("#candidates tbody tr:first-child td.gene")
+    wait_until_drawn(page)
+    context.close()
+    origin = url.split("?")[0].rstrip("/")
+    outside = [address for address in requested if not address.startswith((origin + "/", "data:"))]
+    assert any("/api/plot/box.svg" in address for address in requested), requested
+    assert not outside, outside
+
+
 def test_open_add_remove_switch_take_undo_and_export(page, served):
     import anndata
 
