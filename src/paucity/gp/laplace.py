@@ -369,7 +369,7 @@ def _find_mode(L0, K0, Y, marginal, b, sigma, a0, max_iter, tol):
         if np.isfinite(obj0) and obj0 > obj:
             a, z, obj = np.array(a0, dtype=float), z0, obj0
     grad_norm = np.inf
-    curv, fresh, stalls, previous_obj = None, False, 0, -np.inf
+    curv, fresh, stalls, previous_obj, indefinite_at = None, False, 0, -np.inf, np.inf
     for iteration in range(1, max_iter + 1):
         w = warp(z, marginal, b=b, sigma=sigma)
         pi = softmax(w.f)
@@ -386,7 +386,13 @@ def _find_mode(L0, K0, Y, marginal, b, sigma, a0, max_iter, tol):
         if stalls >= 2:  # two Newton steps in a row raised J by its round-off only and did not lower ∇J
             return Mode(z, a, obj, iteration - 1, True, grad_norm)
         if curv is None or grad_norm > REFACTOR_CONTRACTION * previous_norm:
-            curv, fresh = _newton_curvature(K0, L0, Y, w, pi), True
+            # after H was found indefinite, B is used until the gradient has shrunk tenfold: trying H
+            # costs a factorization that fails
+            exact = not grad_norm > 0.1 * indefinite_at
+            curv, is_H = _newton_curvature(K0, L0, Y, w, pi, exact=exact)
+            fresh = True
+            if exact and not is_H:
+                indefinite_at = grad_norm
         else:
             fresh = False  # the last factorization still contracts the gradient fast: keep it (a chord step)
         # (K⁻¹ + N) z_new = N z + d(y − π), N = M or DWD where factored; then a_new = rhs − N z_new
@@ -447,16 +453,18 @@ def _polish(curv, L0, Y, z, a, obj, grad, grad_norm, marginal, b, sigma, tol, st
     return z, a, obj, grad_norm
 
 
-def _newton_curvature(K0, L0, Y, w, pi):
-    """H = −∇²J factored where positive definite, else B = K⁻¹ + DWD (always positive definite)."""
+def _newton_curvature(K0, L0, Y, w, pi, exact=True):
+    """H = −∇²J factored where positive definite (tried only if ``exact``), else B = K⁻¹ + DWD
+    (always positive definite). Returns the factored matrix and whether it is H."""
     u = w.df * pi
     dwd = w.df**2 * pi * _one_minus(pi)
-    curv = Curvature(K0, L0, dwd - w.d2f * (Y - pi), u)
-    if not curv.ok:
-        curv = Curvature(K0, L0, dwd, u)
-        if not curv.ok:  # only with non-finite derivatives: the latent values left the map's range
-            raise np.linalg.LinAlgError("the mode search reached latent values where the copula map overflows")
-    return curv
+    curv = Curvature(K0, L0, dwd - w.d2f * (Y - pi), u) if exact else None
+    if curv is not None and curv.ok:
+        return curv, True
+    curv = Curvature(K0, L0, dwd, u)
+    if not curv.ok:  # only with non-finite derivatives: the latent values left the map's range
+        raise np.linalg.LinAlgError("the mode search reached latent values where the copula map overflows")
+    return curv, False
 
 
 def _one_minus(pi):
