@@ -101,6 +101,7 @@ class _ClassBlock:
             with np.errstate(divide="ignore", invalid="ignore"):
                 t = np.where(lam > 0, u / np.where(lam > 0, root, 1.0), 0.0)
                 u2_lam = np.where(lam > 0, u * t / np.where(lam > 0, root, 1.0), 0.0)
+            self.t = t  # u/√λ, so that u ⊙ S K⁻¹ x = t ⊙ B⁻¹Λ^½ x
             X = inv_R * t[None, :]  # R⁻¹ diag(t), lower triangular
             self.UtSU = np.diag(u2_lam) - lower_gram(X)  # its lower triangle is all N's Cholesky reads
             self._inv_R = inv_R
@@ -242,20 +243,20 @@ class Curvature:
         V = None
         for c, block in enumerate(self.blocks):
             if block.positive:
-                # k** − k*'(K + Λ⁻¹)⁻¹k*,  S K⁻¹k* = k* − KΛ^½B⁻¹Λ^½k*
+                # k** − k*'(K + Λ⁻¹)⁻¹k*, and u ⊙ S K⁻¹k* = t ⊙ B⁻¹Λ^½k* since Λ^½(I + KΛ)⁻¹ = B⁻¹Λ^½
                 W = solve_triangular(block.R, block.root[:, None] * K_star.T, lower=True, check_finite=False)
                 var = k_star_diag - np.sum(W**2, axis=0)
-                SKk = K_star.T - self.K0 @ (block.root[:, None] * solve_triangular(
-                    block.R, W, lower=True, trans="T", check_finite=False))
+                uSKk = block.t[:, None] * solve_triangular(block.R, W, lower=True, trans="T", check_finite=False)
             else:
                 if V is None:
                     V = solve_triangular(self.L0, K_star.T, lower=True, check_finite=False)
                     prior = k_star_diag - np.sum(V**2, axis=0)
                 W = solve_triangular(block.R, V, lower=True, check_finite=False)
                 var = prior + np.sum(W**2, axis=0)
-                SKk = self.L0 @ solve_triangular(block.R, W, lower=True, trans="T", check_finite=False)
+                uSKk = self.u[c][:, None] * (
+                    self.L0 @ solve_triangular(block.R, W, lower=True, trans="T", check_finite=False))
             cov[:, c, c] = np.clip(var, 0.0, None)
-            Y.append(solve_triangular(self.chol_N, self.u[c][:, None] * SKk, lower=True, check_finite=False))
+            Y.append(solve_triangular(self.chol_N, uSKk, lower=True, check_finite=False))
         for c in range(C):
             for k in range(c, C):
                 cov[:, c, k] += np.sum(Y[c] * Y[k], axis=0)
