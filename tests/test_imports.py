@@ -11,7 +11,7 @@ import paucity
 
 CAPABILITIES = ["paucity", "paucity.info", "paucity.markers", "paucity.ranking", "paucity.differences",
                 "paucity.judgments", "paucity.clustering", "paucity.crowd", "paucity.datasets", "paucity.io",
-                "paucity.serve"]
+                "paucity.serve", "paucity.gp"]
 
 
 @pytest.mark.parametrize("module", CAPABILITIES)
