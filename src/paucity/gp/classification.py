@@ -219,15 +219,15 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
             )
         return X
 
-    def _lml(self, kernel, X, Y, b, *, a0=None, z0=None, gradient=False):
+    def _lml(self, kernel, X, Y, b, *, z0=None, gradient=False):
         if gradient:
             K0, dK0 = kernel(X, eval_gradient=True)
         else:
             K0, dK0 = kernel(X), None
         L0, jitter = kernel_cholesky(K0)
         K0 = K0 + jitter * np.eye(K0.shape[0])
-        return laplace_fit(K0, Y, marginal=self._marginal, b=b, sigma=self._sigma, dK0=dK0, L0=L0, a0=a0,
-                           z0=z0, max_iter=self.max_iter, tol=self.tol, gradient=gradient)
+        return laplace_fit(K0, Y, marginal=self._marginal, b=b, sigma=self._sigma, dK0=dK0, L0=L0, z0=z0,
+                           max_iter=self.max_iter, tol=self.tol, gradient=gradient)
 
     def fit(self, X, y):
         """Fit the Laplace approximation (and the kernel's hyperparameters when ``optimize``).
