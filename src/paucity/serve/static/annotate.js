@@ -1,27 +1,12 @@
 // The annotators' page: one pair at a time, answered with the keys 0-9 or skipped with s. No library.
 "use strict";
 (function () {
+  const { headers, withToken, api, $ } = window.paucity;
   const params = new URLSearchParams(window.location.search);
-  const token = params.get("token");
-  const headers = { "content-type": "application/json" };
-  if (token) headers["x-paucity-token"] = token;
-  const $ = (id) => document.getElementById(id);
   let annotator = params.get("annotator") || window.localStorage.getItem("paucity-annotator");
   let current = null;     // the pair on view
   let sending = false;
   let retry = null;
-
-  function withToken(path) {
-    return token ? path + (path.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(token) : path;
-  }
-
-  async function api(path, body) {
-    const options = body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(body) };
-    const response = await fetch(withToken(path), options);
-    const data = await response.json();
-    if (!response.ok) throw new Error(data.error || response.statusText);
-    return data;
-  }
 
   function say(text, isError) { $("status").textContent = text; $("status").className = isError ? "error" : ""; }
 

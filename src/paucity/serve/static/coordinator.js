@@ -1,9 +1,7 @@
 // The coordinator's view: answers, cost and the current clusters, refreshed every few seconds. No library.
 "use strict";
 (function () {
-  const token = new URLSearchParams(window.location.search).get("token");
-  const headers = token ? { "x-paucity-token": token } : {};
-  const $ = (id) => document.getElementById(id);
+  const { api, $ } = window.paucity;
   const COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"];
   const money = (x) => x.toFixed(2);
 
@@ -50,10 +48,7 @@
 
   async function refresh() {
     try {
-      const response = await fetch("api/progress" + (token ? "?token=" + encodeURIComponent(token) : ""), { headers });
-      const data = await response.json();
-      if (!response.ok) throw new Error(data.error);
-      render(data);
+      render(await api("api/progress"));
       $("updated").textContent = "updated " + new Date().toLocaleTimeString();
       document.body.dataset.ready = "true";
     } catch (error) { $("updated").textContent = error.message; }

@@ -1,24 +1,9 @@
 // The marker explorer page: a thin client of the JSON API (see docs/web.md). No library, no network beyond this server.
 "use strict";
 (function () {
-  const token = new URLSearchParams(window.location.search).get("token");
-  const headers = { "content-type": "application/json" };
-  if (token) headers["x-paucity-token"] = token;
-  const $ = (id) => document.getElementById(id);
+  const { withToken, api, $ } = window.paucity;
   let shown = null;       // the gene whose pictures are on view
   let busy = false;
-
-  function withToken(path) {
-    return token ? path + (path.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(token) : path;
-  }
-
-  async function api(path, body) {
-    const options = body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(body) };
-    const response = await fetch(withToken(path), options);
-    const data = await response.json();
-    if (!response.ok) throw new Error(data.error || response.statusText);
-    return data;
-  }
 
   function say(text, isError) {
     const message = $("message");
