@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._errors import ParameterError
 from .annotation import AnnotationSession
-from .json_api import error_handlers, guard, read_body, required
+from .json_api import json_app, read_body, required
 from .markers import STATIC
 
 __all__ = ["annotate_app"]
@@ -32,13 +32,11 @@ def annotate_app(session: AnnotationSession, *, token: str | None = None, local_
     ``POST /api/release``, ``GET /api/progress`` and ``/media/<file>`` (only the images the items
     table names). Bad requests get 400 with ``{"error": "..."}``.
     """
-    from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.exceptions import HTTPException
     from starlette.requests import Request
     from starlette.responses import FileResponse, JSONResponse
-    from starlette.routing import Mount, Route
-    from starlette.staticfiles import StaticFiles
+    from starlette.routing import Route
 
 
     async def page(request: Request):
@@ -86,9 +84,5 @@ def annotate_app(session: AnnotationSession, *, token: str | None = None, local_
         Route("/api/release", release, methods=["POST"]),
         Route("/api/progress", progress),
         Route("/media/{name:path}", media),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers=error_handlers())
-    app.state.session = session
-    guard(app, token=token, local_only=local_only)
-    return app
+    return json_app(routes, static=STATIC, token=token, local_only=local_only, session=session)

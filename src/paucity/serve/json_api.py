@@ -6,7 +6,7 @@ import json
 
 from .._errors import ParameterError, PaucityError
 
-__all__ = ["read_body", "required", "error_handlers", "guard", "LOCAL_HOSTS", "MAX_BODY_BYTES"]
+__all__ = ["read_body", "required", "error_handlers", "guard", "json_app", "LOCAL_HOSTS", "MAX_BODY_BYTES"]
 
 #: The largest request body accepted.
 MAX_BODY_BYTES = 64 * 1024
@@ -87,3 +87,18 @@ def error_handlers() -> dict:
         return JSONResponse({"error": str(detail)}, status_code=exc.status_code)
 
     return {PaucityError: paucity_error, HTTPException: http_error}
+
+
+def json_app(routes, *, static, token: str | None, local_only: bool, **state):
+    """The Starlette app of a page: ``routes``, the files of ``static`` under ``/static``, paucity's JSON
+    errors (:func:`error_handlers`), the access checks (:func:`guard`), and ``state`` set on ``app.state``."""
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+    from starlette.staticfiles import StaticFiles
+
+    routes = [*routes, Mount("/static", StaticFiles(directory=static), name="static")]
+    app = Starlette(routes=routes, exception_handlers=error_handlers())
+    for name, value in state.items():
+        setattr(app.state, name, value)
+    guard(app, token=token, local_only=local_only)
+    return app

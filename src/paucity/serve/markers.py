@@ -9,7 +9,7 @@ from pathlib import Path
 from .._errors import ParameterError
 from .._validation import Interval, check_parameter
 from .explorer import MarkerExplorer
-from .json_api import error_handlers, guard, read_body, required
+from .json_api import json_app, read_body, required
 from .plots import box_svg, embedding_svg, history_svg
 
 __all__ = ["markers_app", "MAX_CANDIDATES", "STATIC"]
@@ -66,13 +66,11 @@ def markers_app(explorer: MarkerExplorer, *, token: str | None = None, local_onl
     >>> client.post("/api/add", json={"gene": "CD99"}).status_code
     400
     """
-    from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.exceptions import HTTPException
     from starlette.requests import Request
     from starlette.responses import FileResponse, JSONResponse, Response
-    from starlette.routing import Mount, Route
-    from starlette.staticfiles import StaticFiles
+    from starlette.routing import Route
 
 
     async def run(function, *args):
@@ -186,9 +184,5 @@ def markers_app(explorer: MarkerExplorer, *, token: str | None = None, local_onl
         Route("/api/plot/box.svg", box),
         Route("/api/plot/embedding.svg", embedding),
         Route("/api/plot/history.svg", history),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers=error_handlers())
-    app.state.explorer = explorer
-    guard(app, token=token, local_only=local_only)
-    return app
+    return json_app(routes, static=STATIC, token=token, local_only=local_only, explorer=explorer)
