@@ -1,6 +1,10 @@
 """Ranking items from pairwise comparisons (seed 000 ch. 3, seed 003 ch. 5).
 
 - :class:`Comparisons`: the data, an immutable set of (i, j, y) observations.
+- :class:`Rankings`, :class:`Choices`: orderings of subsets of the items
+  (best first), and one item chosen from an offered set.
+- :class:`PlackettLuce`: Plackett–Luce maximum likelihood or MAP on rankings
+  and choices (Newton, I-LSR or the one-step spectral LSR estimate).
 - :class:`RankCentrality`: stationary distribution of a comparison Markov chain,
   unregularized, λ-regularized or similarity-regularized.
 - :class:`BTL`: Bradley–Terry–Luce maximum likelihood, optionally L2-regularized.
@@ -21,6 +25,9 @@ from importlib import import_module
 
 _WHERE = {
     "Comparisons": "comparisons",
+    "Rankings": "rankings",
+    "Choices": "rankings",
+    "PlackettLuce": "plackett_luce",
     "Ranker": "base",
     "RankCentrality": "centrality",
     "BTL": "btl",
