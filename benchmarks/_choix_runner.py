@@ -12,6 +12,9 @@ Inputs:
 
 - an npz with integer arrays ``winners`` and ``losers`` (positions
   ``0..n_items-1``, one entry per comparison) and the scalar ``n_items``;
+- or, for ``ilsr_rankings``, ``lsr_rankings`` and ``opt_rankings``
+  (``benchmarks/ranking_pl.py``), an npz with a 2-D integer array
+  ``rankings`` (one ranking per row, best first) and ``n_items``;
 - a JSON list of runs, each ``{"name": ..., "function": ..., "kwargs": {...}}``
   where ``function`` is one of ``rank_centrality``, ``ilsr_pairwise``,
   ``opt_pairwise`` and ``kwargs`` are passed to it (``alpha``, ``tol``, ...).
@@ -44,6 +47,8 @@ from pathlib import Path
 import numpy as np
 
 FUNCTIONS = ("rank_centrality", "ilsr_pairwise", "opt_pairwise")
+#: functions on rankings: their npz holds ``rankings``, a 2-D integer array (one ranking per row, best first)
+RANKING_FUNCTIONS = ("ilsr_rankings", "lsr_rankings", "opt_rankings")
 
 
 def peak_rss_gib() -> float:
@@ -58,9 +63,21 @@ def load(path):
     return n_items, winners, losers
 
 
+def load_rankings(path):
+    with np.load(path) as f:
+        rankings = np.asarray(f["rankings"], dtype=np.int64)
+        n_items = int(f["n_items"]) if "n_items" in f.files else int(rankings.max()) + 1
+    return n_items, rankings
+
+
 def warm(choix, runs) -> None:
     tiny = [(0, 1), (1, 0), (1, 2), (2, 1), (2, 0), (0, 2), (0, 1)]
+    tiny_rankings = [(0, 1, 2), (2, 1, 0), (1, 0, 2), (2, 0, 1)]
     for run in runs:
+        if run["function"] in RANKING_FUNCTIONS:
+            kwargs = {k: v for k, v in run.get("kwargs", {}).items() if k == "alpha"}
+            getattr(choix, run["function"])(3, tiny_rankings, **kwargs)
+            continue
         kwargs = {k: v for k, v in run.get("kwargs", {}).items() if k in ("alpha", "method")}
         getattr(choix, run["function"])(3, tiny, **kwargs)
 
@@ -74,14 +91,25 @@ def main(argv=None) -> None:
 
     runs = json.loads(Path(args.runs).read_text())
     for run in runs:
-        if run.get("function") not in FUNCTIONS:
-            parser.error(f"unknown function {run.get('function')!r}; expected one of {FUNCTIONS}")
+        if run.get("function") not in FUNCTIONS + RANKING_FUNCTIONS:
+            parser.error(
+                f"unknown function {run.get('function')!r}; expected one of {FUNCTIONS + RANKING_FUNCTIONS}"
+            )
+    on_rankings = {run["function"] in RANKING_FUNCTIONS for run in runs}
+    if len(on_rankings) > 1:
+        parser.error("runs on rankings and on pairs need separate data files; run them separately")
 
     import choix
 
-    n_items, winners, losers = load(args.data)
     t0 = time.perf_counter()
-    data = list(zip(winners.tolist(), losers.tolist()))
+    if on_rankings == {True}:
+        # choix's documented ranking format: a list of tuples, best item first
+        n_items, rankings = load_rankings(args.data)
+        data = [tuple(row) for row in rankings.tolist()]
+        winners = rankings[:, 0]  # only counted below
+    else:
+        n_items, winners, losers = load(args.data)
+        data = list(zip(winners.tolist(), losers.tolist()))
     convert_seconds = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -115,7 +143,7 @@ def main(argv=None) -> None:
     np.savez(params_path, **params)
     report = {
         "n_items": n_items,
-        "n_comparisons": len(winners),
+        "n_comparisons": len(winners),  # rankings, for the ranking functions
         "convert_seconds": convert_seconds,
         "warm_seconds": warm_seconds,
         "runs": results,

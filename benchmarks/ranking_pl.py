@@ -1,0 +1,196 @@
+"""Plackett–Luce on rankings: paucity beside choix 0.4.1's ``ilsr_rankings``, in one run.
+
+Run from the repository root with paucity's Python, naming choix's::
+
+    python benchmarks/ranking_pl.py --anchor-python /path/to/choix-venv/bin/python
+    python benchmarks/ranking_pl.py --items 2000 --rankings 40000 --anchor-python ...   # a smaller run
+
+The data: log-weights ``v ~ N(0, 1)`` for ``--items`` items and
+``--rankings`` rankings of ``--size`` items each, the shown items drawn
+uniformly without replacement and ordered by Plackett–Luce sampling
+(Gumbel-perturbed log-weights), seed 0; saved under ``benchmarks/_data/``
+(git-ignored) for choix's runner. Each side runs in its own process, one
+thread (``OMP_NUM_THREADS=1``, ``NUMBA_NUM_THREADS=1``, BLAS limited):
+
+- paucity: building :class:`~paucity.ranking.Rankings` from the integer
+  array, then ``PlackettLuce(method=...)`` for ``newton`` and ``ilsr``, after a
+  warm-up fit on a tiny set (numba compilation is not timed); wall and
+  process time of the best of ``--repeats`` fits;
+- choix: ``ilsr_rankings(n_items, data)`` with its defaults (``tol=1e-8``,
+  ``max_iter=100``), data converted to its list-of-tuples format beforehand
+  (not timed), through ``benchmarks/_choix_runner.py``.
+
+It prints a markdown table (speed-up of each paucity fit over choix, the
+largest difference of the centred estimates, Kendall tau-b against the true
+log-weights) and writes ``benchmarks/results/ranking_pl.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA_DIR = ROOT / "benchmarks" / "_data"
+RESULTS = ROOT / "benchmarks" / "results" / "ranking_pl.json"
+RUNNER = ROOT / "benchmarks" / "_choix_runner.py"
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def make_data(n_items: int, n_rankings: int, size: int) -> Path:
+    path = DATA_DIR / f"pl_{n_items}x{n_rankings}x{size}_seed0.npz"
+    if path.exists():
+        return path
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(0)
+    v = rng.normal(size=n_items)
+    # size distinct items per row: the first `size` of a random key's order, drawn in chunks
+    rankings = np.empty((n_rankings, size), dtype=np.int64)
+    for start in range(0, n_rankings, 10_000):
+        stop = min(start + 10_000, n_rankings)
+        shown = np.empty((stop - start, size), dtype=np.int64)
+        for r in range(stop - start):
+            shown[r] = rng.choice(n_items, size=size, replace=False)
+        noisy = v[shown] + rng.gumbel(size=shown.shape)
+        rankings[start:stop] = np.take_along_axis(shown, np.argsort(-noisy, axis=1), axis=1)
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez(tmp, rankings=rankings, n_items=n_items, v=v)
+    os.replace(tmp, path)
+    return path
+
+
+def run_paucity(path: Path, methods: list[str], repeats: int) -> dict:
+    """Child process: time the Rankings build and each method's fit."""
+    from threadpoolctl import threadpool_limits
+
+    from paucity.ranking import PlackettLuce, Rankings
+    from paucity.ranking.metrics import kendall_tau_b
+
+    with np.load(path) as f:
+        rankings, v = f["rankings"], f["v"]
+    n = len(v)
+    tiny = Rankings([[0, 1, 2], [2, 1, 0], [1, 0, 2]])
+    for method in methods:
+        PlackettLuce(method=method).fit(tiny)  # compile the kernels before timing
+    out = {"fits": {}}
+    with threadpool_limits(1):
+        t0, c0 = time.perf_counter(), time.process_time()
+        data = Rankings(rankings, items=np.arange(n))
+        out["build_seconds"] = time.perf_counter() - t0
+        out["build_cpu_seconds"] = time.process_time() - c0
+        for method in methods:
+            best = None
+            for _ in range(repeats):
+                t0, c0 = time.perf_counter(), time.process_time()
+                model = PlackettLuce(method=method).fit(data)
+                wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+                if best is None or wall < best[0]:
+                    best = (wall, cpu)
+            scores = model.scores_.to_numpy()
+            np.save(path.with_name(path.stem + f"_paucity_{method}.npy"), scores)
+            out["fits"][method] = {
+                "seconds": best[0], "cpu_seconds": best[1], "n_iter": model.n_iter_,
+                "converged": model.converged_, "kendall_tau": float(kendall_tau_b(scores, v)),
+            }
+    return out
+
+
+def run_choix(anchor_python: str, path: Path, timeout: float) -> tuple[dict, np.ndarray | None]:
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = Path(tmp) / "runs.json"
+        runs.write_text(json.dumps([{"name": "ilsr_rankings", "function": "ilsr_rankings", "kwargs": {}}]))
+        out = Path(tmp) / "choix.json"
+        env = {**os.environ, **ONE_THREAD}
+        try:
+            subprocess.run([anchor_python, str(RUNNER), str(path), str(runs), str(out)], check=True, env=env,
+                           timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"error": f"timed out after {timeout:.0f} s"}, None
+        report = json.loads(out.read_text())
+        with np.load(out.with_suffix(".npz")) as f:
+            params = f["ilsr_rankings"] if "ilsr_rankings" in f.files else None
+    return report, params
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=10_000)
+    parser.add_argument("--rankings", type=int, default=200_000)
+    parser.add_argument("--size", type=int, default=5)
+    parser.add_argument("--methods", default="newton,ilsr")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--anchor-python", default=os.environ.get("PAUCITY_ANCHOR_PYTHON"))
+    parser.add_argument("--anchor-timeout", type=float, default=3600.0)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    methods = [m for m in args.methods.split(",") if m]
+
+    if args.child:
+        print(json.dumps(run_paucity(Path(args.child), methods, args.repeats)))
+        return
+
+    path = make_data(args.items, args.rankings, args.size)
+    env = {**os.environ, **ONE_THREAD}
+    child = subprocess.run(
+        [sys.executable, __file__, "--child", str(path), "--methods", args.methods, "--repeats", str(args.repeats)],
+        check=True, env=env, capture_output=True, text=True,
+    )
+    ours = json.loads(child.stdout.strip().splitlines()[-1])
+    with np.load(path) as f:
+        v = f["v"]
+
+    anchor, choix_params = ({"error": "no --anchor-python given"}, None)
+    if args.anchor_python:
+        anchor, choix_params = run_choix(args.anchor_python, path, args.anchor_timeout)
+    choix_seconds = anchor.get("runs", {}).get("ilsr_rankings", {}).get("seconds")
+
+    rows = []
+    for method, fit in ours["fits"].items():
+        scores = np.load(path.with_name(path.stem + f"_paucity_{method}.npy"))
+        entry = dict(fit)
+        if choix_params is not None:
+            other = choix_params - choix_params.mean()
+            entry["max_difference_vs_choix"] = float(np.abs(scores - other).max())
+        if choix_seconds:
+            entry["speedup_vs_choix"] = choix_seconds / fit["seconds"]
+        ours["fits"][method] = entry
+        rows.append((method, entry))
+
+    if choix_params is not None:
+        from paucity.ranking.metrics import kendall_tau_b
+
+        anchor["kendall_tau"] = float(kendall_tau_b(choix_params, v))
+    report = {
+        "n_items": args.items, "n_rankings": args.rankings, "size": args.size,
+        "paucity": ours, "choix": anchor,
+        "machine": {"python": platform.python_version(), "processor": platform.processor(), "cpus": os.cpu_count()},
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(report, indent=1))
+
+    print(f"Plackett–Luce, {args.items:,} items, {args.rankings:,} rankings of {args.size}, one thread")
+    print("| estimator | fit (s) | vs choix ilsr_rankings | max abs diff of centred v | Kendall tau-b vs truth |")
+    print("|---|---|---|---|---|")
+    if choix_seconds:
+        print(f"| choix 0.4.1 `ilsr_rankings` | {choix_seconds:.2f} | 1× | – | {anchor.get('kendall_tau', float('nan')):.4f} |")
+    else:
+        print(f"| choix 0.4.1 `ilsr_rankings` | {anchor.get('error', anchor.get('runs'))} | | | |")
+    for method, entry in rows:
+        speed = f"{entry['speedup_vs_choix']:.0f}×" if "speedup_vs_choix" in entry else "–"
+        diff = f"{entry['max_difference_vs_choix']:.1e}" if "max_difference_vs_choix" in entry else "–"
+        print(f"| paucity `PlackettLuce(method=\"{method}\")` | {entry['seconds']:.2f} | {speed} | {diff} | "
+              f"{entry['kendall_tau']:.4f} |")
+    print(f"(building Rankings from the array: {ours['build_seconds']:.2f} s, not in the fit times)")
+
+
+if __name__ == "__main__":
+    main()
