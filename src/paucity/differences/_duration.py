@@ -32,7 +32,7 @@ import warnings
 
 from .._errors import PaucityWarning
 
-__all__ = ["relax_batch_size", "block_rows", "fit_seconds", "announce", "quiet_fits", "fits_are_quiet", "LONG_SECONDS"]
+__all__ = ["relax_batch_size", "prefilter_seconds", "block_rows", "fit_seconds", "announce", "quiet_fits", "fits_are_quiet", "LONG_SECONDS"]
 
 _PER_PAIR = 3.0e-8
 _PER_SCATTER = 1.7e-10
@@ -40,7 +40,8 @@ _PER_EIGEN = 1.6e-10
 _PER_TIGHTEN_STEP = 1.0e-4
 _PER_TIGHTEN_SORT = 6.0e-9
 _PER_TIGHTEN_PROJECT = 2.0e-10
-_AUTO_BLOCK = 1 << 11
+_AUTO_BLOCK = 1 << 11  # all rows up to _AUTO_BLOCK² pairs
+_AUTO_BLOCK_ROWS = 1 << 10  # rows per side of a block beyond
 
 #: Estimated durations above this many seconds are announced with a PaucityWarning.
 LONG_SECONDS = 60.0
@@ -49,9 +50,9 @@ _QUIET = contextvars.ContextVar("paucity_differences_quiet_fits", default=False)
 
 
 def relax_batch_size(n: int, m: int, batch_size):
-    """RELAX's ``batch_size`` for PDA's ("auto": all rows up to 2²² pairs, blocks of 2¹¹ rows beyond)."""
+    """RELAX's ``batch_size`` for PDA's ("auto": all rows up to 2²² pairs, blocks of 2¹⁰ rows beyond)."""
     if batch_size == "auto":
-        return None if n * m <= _AUTO_BLOCK * _AUTO_BLOCK else _AUTO_BLOCK
+        return None if n * m <= _AUTO_BLOCK * _AUTO_BLOCK else _AUTO_BLOCK_ROWS
     return batch_size
 
 
@@ -77,6 +78,12 @@ def fit_seconds(n: int, m: int, d: int, *, max_iter: int, tighten_runs: int, tig
     total = n + m
     tighten = _PER_TIGHTEN_STEP + _PER_TIGHTEN_SORT * total * math.log2(total) + _PER_TIGHTEN_PROJECT * total * d
     return max_iter * relax + tighten_runs * tighten_max_iter * tighten
+
+
+def prefilter_seconds(n: int, m: int, d: int) -> float:
+    """Seconds to rank d features by their marginal divergence (sorting every column)."""
+    total = n + m
+    return _PER_TIGHTEN_SORT * total * math.log2(total) * d
 
 
 def _duration(seconds: float) -> str:

@@ -158,6 +158,31 @@ def _monotone_coupling(p: np.ndarray, q: np.ndarray):
     return value, p_index, q_index, mass, difference
 
 
+def feature_wasserstein(X: np.ndarray, Y: np.ndarray, *, block: int = 64) -> np.ndarray:
+    """The squared 2-Wasserstein distance of every feature alone: W₂²(X[:, j], Y[:, j]) for each column j.
+
+    The merged quantile steps of :func:`wasserstein_1d` depend only on n and m,
+    so every column shares them: the columns are sorted once (in blocks of
+    ``block`` columns, memory O((n + m)·block)) and summed over the steps.
+    Time O((n + m)·d·log(n + m)). SPARDA's prefilter ranks features by it.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    Y = np.asarray(Y, dtype=np.float64)
+    n, m = X.shape[0], Y.shape[0]
+    ends = np.union1d(np.arange(1, n + 1, dtype=np.int64) * m, np.arange(1, m + 1, dtype=np.int64) * n)
+    starts = np.empty_like(ends)
+    starts[0] = 0
+    starts[1:] = ends[:-1]
+    x_rank, y_rank = starts // m, starts // n
+    mass = (ends - starts) / (float(n) * float(m))
+    values = np.empty(X.shape[1])
+    for first in range(0, X.shape[1], block):
+        columns = slice(first, first + block)
+        difference = np.sort(X[:, columns], axis=0)[x_rank] - np.sort(Y[:, columns], axis=0)[y_rank]
+        values[columns] = mass @ (difference * difference)
+    return values
+
+
 def wasserstein_1d(p, q) -> Wasserstein1DResult:
     """Squared 2-Wasserstein distance between two 1-D samples, with the optimal coupling.
 

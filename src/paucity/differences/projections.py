@@ -260,6 +260,17 @@ def project_with_rank(B: np.ndarray, rank_hint: int | None):
     return _recompose(vectors, weights), int((weights > 0).sum())
 
 
+def project_with_factor(B: np.ndarray, rank_hint: int | None):
+    """:func:`project_with_rank`, and a factor L (d × rank) with ``L Lᵀ`` the projection.
+
+    ``L = Q₊ diag(√w₊)`` over the eigenvectors kept; RELAX computes its pair
+    costs through it (:func:`low_rank_pair_costs`) while B stays of low rank.
+    """
+    weights, vectors = _top_eigenpairs(0.5 * (B + B.T), rank_hint)
+    keep = weights > 0
+    return _recompose(vectors, weights), vectors[:, keep] * np.sqrt(weights[keep])
+
+
 # -- the l1 proximal step -------------------------------------------------------------------------
 def soft_threshold(B, threshold: float) -> np.ndarray:
     """Entrywise soft-thresholding ``sign(b) · max(|b| − threshold, 0)``.
@@ -356,6 +367,22 @@ def pair_costs(X, Y, B) -> np.ndarray:
     costs *= -2.0
     costs += x_terms[:, None]
     costs += y_terms[None, :]
+    return costs
+
+
+def low_rank_pair_costs(X: np.ndarray, Y: np.ndarray, L: np.ndarray) -> np.ndarray:
+    """:func:`pair_costs` for ``B = L Lᵀ`` given by its factor L (d × r), dense X and Y.
+
+    ``zᵢⱼᵀ B zᵢⱼ = ‖Lᵀxᵢ − Lᵀyⱼ‖²`` expanded as for :func:`pair_costs`, with
+    XL (n × r) in place of XB: O(nmr + (n + m)dr) time instead of
+    O(nmd + (n + m)d²). The same costs up to rounding.
+    """
+    XL = X @ L
+    YL = Y @ L
+    costs = XL @ YL.T
+    costs *= -2.0
+    costs += np.einsum("ik,ik->i", XL, XL)[:, None]
+    costs += np.einsum("ik,ik->i", YL, YL)[None, :]
     return costs
 
 

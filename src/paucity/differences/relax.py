@@ -24,7 +24,14 @@ from threadpoolctl import threadpool_limits
 
 from .._progress import progress_bar
 from .._validation import BOOLEAN, Interval, check_parameter, check_random_state
-from .projections import project_with_rank, canonical_direction, pair_costs, soft_threshold, weighted_scatter
+from .projections import (
+    canonical_direction,
+    low_rank_pair_costs,
+    pair_costs,
+    project_with_factor,
+    soft_threshold,
+    weighted_scatter,
+)
 
 __all__ = ["RelaxResult", "relax"]
 
@@ -57,11 +64,6 @@ class RelaxResult:
     best_iteration: int
     tightness: float
     n_iter: int
-
-
-def _objective(costs, u, v, B, lam, scale_pairs, n, m):
-    slack = np.minimum(0.0, costs - u[:, None] - v[None, :])
-    return slack.sum() * scale_pairs / m + u.sum() / n + v.sum() / m - lam * np.abs(B).sum()
 
 
 def relax(
@@ -203,6 +205,7 @@ def _relax(X, Y, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patie
         batch_size = None
     rng = check_random_state(random_state) if batch_size is not None else None
     B = np.full((d, d), 1.0 / d)  # β⁽⁰⁾β⁽⁰⁾ᵀ with β⁽⁰⁾ = (1/√d, ..., 1/√d)
+    factor = np.full((d, 1), 1.0 / np.sqrt(d))  # B = L Lᵀ while B is of low rank and not thresholded
     u = np.zeros(n)
     v = np.zeros(m)
     squares_u = np.full(n, 1e-12)
@@ -214,22 +217,34 @@ def _relax(X, Y, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patie
     rows, columns = slice(None), slice(None)
     rank = 1  # of B, a hint for the next projection
     scale_pairs = 1.0
+    block_n, block_m = (n, m) if batch_size is None else (min(batch_size, n), min(batch_size, m))
+    # the n·m work of an iteration runs in place in two buffers: the margins and the active pairs (0/1, float32:
+    # counts stay exact below 2²⁴ and the row and column counts are matrix-vector products)
+    margin = np.empty((block_n, block_m))
+    active = np.empty((block_n, block_m), dtype=np.float32)
+    ones_m = np.ones(block_m, dtype=np.float32)
+    ones_n = np.ones(block_n, dtype=np.float32)
+
+    def margins(costs, u_rows, v_columns):
+        np.subtract(costs, u_rows[:, None], out=margin)
+        np.subtract(margin, v_columns[None, :], out=margin)
+        np.less(margin, 0.0, out=active, casting="unsafe")
+        return (active @ ones_m).astype(np.float64), (ones_n @ active).astype(np.float64)
+
     for iteration in range(1, max_iter + 1):
         bar.advance()
         if batch_size is not None:
-            rows = np.sort(rng.choice(n, size=min(batch_size, n), replace=False))
-            columns = np.sort(rng.choice(m, size=min(batch_size, m), replace=False))
-            block_n, block_m = len(rows), len(columns)
+            rows = np.sort(rng.choice(n, size=block_n, replace=False))
+            columns = np.sort(rng.choice(m, size=block_m, replace=False))
             scale_pairs = (n / block_n) * (m / block_m)
-        else:
-            block_n, block_m = n, m
         Xb, Yb = X[rows], Y[columns]
-        costs = pair_costs(Xb, Yb, B)
+        costs = pair_costs(Xb, Yb, B) if factor is None or 2 * factor.shape[1] >= d else \
+            low_rank_pair_costs(Xb, Yb, factor)
         for _ in range(dual_steps + (warm_start if iteration == 1 else 0)):
-            active = (costs - u[rows, None] - v[None, columns]) < 0
+            row_counts, column_counts = margins(costs, u[rows], v[columns])
             # full-data subgradients estimated on the block: each row sees m/block_m times its count
-            grad_u = 1.0 / n - active.sum(axis=1) * (m / block_m) / m
-            grad_v = 1.0 / m - active.sum(axis=0) * (n / block_n) / m
+            grad_u = 1.0 / n - row_counts * (m / block_m) / m
+            grad_v = 1.0 / m - column_counts * (n / block_n) / m
             if adaptive:
                 squares_u[rows] += grad_u**2
                 squares_v[columns] += grad_v**2
@@ -238,7 +253,10 @@ def _relax(X, Y, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patie
             else:
                 u[rows] += step_dual * grad_u
                 v[columns] += step_dual * grad_v
-        value = _objective(costs, u[rows], v[columns], B, lam, scale_pairs, n, m)
+        row_counts, _ = margins(costs, u[rows], v[columns])
+        mass = float(row_counts.sum())
+        np.minimum(margin, 0.0, out=margin)
+        value = float(margin.sum()) * scale_pairs / m + u[rows].sum() / n + v[columns].sum() / m - lam * np.abs(B).sum()
         if batch_size is not None:  # the block's estimate of the full objective is noisy: smooth it
             value = value if not trace else 0.9 * trace[-1] + 0.1 * value
         trace.append(value)
@@ -253,18 +271,18 @@ def _relax(X, Y, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patie
             since_best += 1
             if since_best >= patience:
                 break
-        active = (costs - u[rows, None] - v[None, columns]) < 0
-        mass = float(active.sum())
         if mass == 0:
             continue
-        grad_B = weighted_scatter(Xb, Yb, active.astype(np.float64)) / mass  # few active pairs: formed pair by pair
+        grad_B = _active_scatter(Xb, Yb, active, mass) / mass
         norm = np.linalg.norm(grad_B)
         if norm == 0:
             continue
         step = step_B / np.sqrt(iteration)
-        B, rank = project_with_rank(B + step * grad_B / norm, rank)
+        B, factor = project_with_factor(B + step * grad_B / norm, rank)
+        rank = factor.shape[1]
         if lam > 0:
             B = soft_threshold(B, lam * step / norm)
+            factor = None  # thresholding leaves the low-rank form
     bar.advance(max_iter - iteration)  # stopped early: the bar's RELAX part is done
     best_value, best_B, best_iteration = best
     values, vectors = np.linalg.eigh((best_B + best_B.T) / 2)
@@ -280,3 +298,15 @@ def _relax(X, Y, lam, step_B, step_dual, adaptive, dual_steps, warm_start, patie
         tightness=float(np.abs(values[top]) / total) if total > 0 else 0.0,
         n_iter=iteration,
     )
+
+
+def _active_scatter(X, Y, active, mass) -> np.ndarray:
+    """:func:`weighted_scatter` of the 0/1 indicator ``active`` (float32) with ``mass`` non-zeros."""
+    n, d = X.shape
+    m = Y.shape[0]
+    if mass * d <= (2 * n + m) * d + n * m:  # few active pairs: formed pair by pair
+        rows, columns = np.nonzero(active)
+        differences = X[rows] - Y[columns]
+        scatter = differences.T @ differences
+        return 0.5 * (scatter + scatter.T)
+    return weighted_scatter(X, Y, active.astype(np.float64))
