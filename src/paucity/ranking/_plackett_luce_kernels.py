@@ -128,3 +128,33 @@ def lsr_rates(members, offsets, n_stages, v, rows, cols, rates):  # pragma: no c
                 rates[k] = rate
                 k += 1
     return k
+
+
+@numba.njit(cache=True, error_model="numpy")
+def pl_hessian_edges(members, offsets, n_stages, v, low, high, weights):  # pragma: no cover - compiled
+    """The Hessian of the negative log-likelihood as a weighted graph Laplacian.
+
+    Stage t's ``diag(p) − p pᵀ`` equals ``Σ_{i<j in its set} p_i p_j (e_i − e_j)(e_i − e_j)ᵀ``;
+    writes one edge per (stage, pair of its items) into ``low``, ``high``,
+    ``weights`` and returns the number written.
+    """
+    k = 0
+    for o in range(len(offsets) - 1):
+        start = offsets[o]
+        end = offsets[o + 1]
+        top = v[members[start]]
+        for s in range(start + 1, end):
+            if v[members[s]] > top:
+                top = v[members[s]]
+        for t in range(start, start + n_stages[o]):
+            total = 0.0
+            for s in range(t, end):
+                total += np.exp(v[members[s]] - top)
+            for a in range(t, end):
+                pa = np.exp(v[members[a]] - top) / total
+                for b in range(a + 1, end):
+                    low[k] = members[a]
+                    high[k] = members[b]
+                    weights[k] = pa * np.exp(v[members[b]] - top) / total
+                    k += 1
+    return k

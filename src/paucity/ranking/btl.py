@@ -15,6 +15,7 @@ from .._validation import Interval, validate_params
 from . import _kernels
 from .base import Ranker, as_comparisons
 from .comparisons import Comparisons, PairTable, shown_label
+from .uncertainty import LaplacePosterior, LaplaceUncertainty
 
 __all__ = ["BTL", "BTLResult", "btl_maximum_likelihood"]
 
@@ -196,7 +197,7 @@ def _conjugate_gradients(low, high, weights, alpha, rhs, diagonal, forcing, max_
     return d, products
 
 
-class BTL(Ranker):
+class BTL(LaplaceUncertainty, Ranker):
     """Bradley–Terry–Luce maximum likelihood, optionally L2-regularized.
 
     Under BTL item ``j`` is preferred to ``i`` with probability
@@ -232,6 +233,10 @@ class BTL(Ranker):
     log_likelihood_ : float
     n_iter_ : int
     converged_ : bool
+    scores_std_ : pandas.Series
+        Posterior standard deviation of each score under the Laplace
+        approximation (computed on first use; see :meth:`covariance` and
+        :meth:`rank_intervals`, and :mod:`paucity.ranking.uncertainty`).
 
     Notes
     -----
@@ -282,11 +287,20 @@ class BTL(Ranker):
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
         self._set_scores(comparisons.items, result.log_weights, result.log_weights)
+        self._fitted_pairs = (comparisons.pairs, alpha)
         return self
 
     def _probability(self, a, b):
         v = self.scores_.to_numpy()
         return 1.0 / (1.0 + np.exp(v[a] - v[b]))
+
+    def _laplace_posterior(self) -> LaplacePosterior:
+        """The Hessian at the fit: one edge per compared pair, weight ``n σ(δ)(1 − σ(δ))``."""
+        pairs, alpha = self._fitted_pairs
+        v = self.scores_.to_numpy()
+        sigma = 1.0 / (1.0 + np.exp(-(v[pairs.low] - v[pairs.high])))
+        weights = (np.asarray(pairs.low_wins) + np.asarray(pairs.high_wins)) * sigma * (1.0 - sigma)
+        return LaplacePosterior(v, np.asarray(pairs.low), np.asarray(pairs.high), weights, alpha)
 
 
 def _check_mle_exists(comparisons: Comparisons) -> None:

@@ -42,6 +42,7 @@ from .comparisons import shown_label
 from .rankings import Choices, Rankings, _breaking, _StagedObservations
 from .stationary import stationary_distribution
 from .transitions import Transition
+from .uncertainty import LaplacePosterior, LaplaceUncertainty
 
 __all__ = ["PlackettLuce", "PlackettLuceResult", "plackett_luce_maximum_likelihood", "plackett_luce_spectral"]
 
@@ -270,7 +271,7 @@ def plackett_luce_spectral(
     )
 
 
-class PlackettLuce(Ranker):
+class PlackettLuce(LaplaceUncertainty, Ranker):
     """Plackett–Luce maximum likelihood (or MAP) on rankings and choices.
 
     Each choice stage picks item ``w`` from its set ``A`` with probability
@@ -308,6 +309,12 @@ class PlackettLuce(Ranker):
     log_likelihood_ : float
     n_iter_ : int
     converged_ : bool
+    scores_std_ : pandas.Series
+        Posterior standard deviation of each score under the Laplace
+        approximation at the fit (computed on first use; see
+        :meth:`covariance`, :meth:`rank_intervals` and
+        :mod:`paucity.ranking.uncertainty`). With ``method="lsr"`` it is
+        the curvature at the spectral estimate, which is not the optimum.
 
     Notes
     -----
@@ -376,7 +383,23 @@ class PlackettLuce(Ranker):
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
         self._set_scores(data.items, result.log_weights, result.log_weights)
+        self._fitted_data = (data, alpha)
         return self
+
+    def _laplace_posterior(self) -> LaplacePosterior:
+        """The Hessian at the fit: one edge per pair of items of each choice stage, weight ``p_a p_b``."""
+        data, alpha = self._fitted_data
+        members, offsets, n_stages = _arrays(data)
+        sizes = np.diff(offsets)
+        # a stage whose set has r items has r(r − 1)/2 pairs; r runs from the size down over the stages
+        r = sizes[:, None] - np.arange(int(n_stages.max()))[None, :]
+        live = np.arange(int(n_stages.max()))[None, :] < n_stages[:, None]
+        n_edges = int(np.sum(np.where(live, r * (r - 1) // 2, 0)))
+        low, high = np.empty(n_edges, dtype=np.int64), np.empty(n_edges, dtype=np.int64)
+        weights = np.empty(n_edges)
+        v = self.scores_.to_numpy()
+        kernels.pl_hessian_edges(members, offsets, n_stages, v, low, high, weights)
+        return LaplacePosterior(v, low, high, weights, alpha)
 
     def _probability(self, a, b):
         v = self.scores_.to_numpy()
