@@ -318,3 +318,21 @@ def test_help():
     for word in ("--groupby", "--groups", "--n-permutations", "--n-features", "--n-jobs", "--cv", "--index-column",
                  "Examples", "paucity differences"):
         assert word in text
+
+
+def test_standardize_divides_by_the_pooled_spread(tmp_path):
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(80, 3)), columns=["a", "b", "c"])
+    Y = pd.DataFrame(rng.normal(size=(70, 3)), columns=["a", "b", "c"])
+    Y["a"] += 1.0
+    X["b"] *= 1000.0
+    Y["b"] *= 1000.0
+    X.to_csv(tmp_path / "X.csv", index=False)
+    Y.to_csv(tmp_path / "Y.csv", index=False)
+    for flag, expected in (([], "b"), (["--standardize"], "a")):
+        out = tmp_path / f"result{len(flag)}.json"
+        result = _run(tmp_path / "X.csv", tmp_path / "Y.csv", "--n-features", 1, *flag, *QUICK, "--out", out)
+        assert result.exit_code == 0, result.output
+        report = read_json(out)
+        assert report["selected"][0]["feature"] == expected
+        assert report["standardize"] is bool(flag)

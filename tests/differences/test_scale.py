@@ -156,3 +156,43 @@ def test_a_prefilter_below_n_features_is_refused():
         PDA(sparsity="l1", n_features=3, prefilter=2).fit(X, Y)
     with pytest.raises(ParameterError, match="prefilter"):
         PDA(prefilter=0).fit(X, Y)
+
+
+def unit_dominated(seed=0):
+    """Feature 0 differs by one standard deviation; feature 1 is the same noise in both, in units 1,000 times larger."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(150, 3))
+    Y = rng.normal(size=(140, 3))
+    Y[:, 0] += 1.0
+    X[:, 1] *= 1000.0
+    Y[:, 1] *= 1000.0
+    return X, Y
+
+
+def test_standardize_fits_the_pooled_standardized_data():
+    X, Y = unit_dominated()
+    params = dict(sparsity="l1", n_features=1, max_iter=60, n_restarts=1, random_state=0)
+    assert PDA(**params).fit(X, Y).selected_.tolist() == [1]  # the widest units win unscaled
+    model = PDA(standardize=True, **params).fit(X, Y)
+    assert model.selected_.tolist() == [0]
+    spread = np.concatenate([X, Y]).std(axis=0)
+    np.testing.assert_allclose(model.scale_, spread)
+    by_hand = PDA(**params).fit(X / spread, Y / spread)
+    np.testing.assert_allclose(model.beta_, by_hand.beta_, atol=1e-12)
+    assert model.divergence_ == pytest.approx(by_hand.divergence_)
+    np.testing.assert_allclose(model.transform(Y), (Y / spread) @ model.beta_[:, None])
+    np.testing.assert_array_equal(PDA(**params).fit(X, Y).scale_, np.ones(3))
+
+
+def test_analyze_standardizes_the_fit_and_every_permutation():
+    from paucity.differences import analyze
+
+    X, Y = unit_dominated()
+    result = analyze(X, Y, n_features=1, standardize=True, n_permutations=9, max_iter=60, n_restarts=1,
+                     random_state=0)
+    assert result.selected.tolist() == [0] and result.to_dict()["standardize"] is True
+    spread = np.concatenate([X, Y]).std(axis=0)
+    assert result.means_x[1] == pytest.approx(X[:, 1].mean())  # the means stay in the data's units
+    same = analyze(X / spread, Y / spread, n_features=1, n_permutations=9, max_iter=60, n_restarts=1, random_state=0)
+    assert result.statistic == pytest.approx(same.statistic)
+    assert result.pvalue == same.pvalue

@@ -15,6 +15,7 @@ from typing import Any, List, Optional, Tuple
 import typer
 
 from .._errors import InputError, ParameterError, ShapeMismatchError
+from .._progress import progress_bar
 from ._command import one_line_errors
 from ._options import quiet
 
@@ -48,6 +49,12 @@ def differences(
         "--marginal-normalize",
         help="Centre and scale every feature within each sample first: no feature then differs in mean or "
         "variance, and what remains are differences in shape and in the relationships between features.",
+    ),
+    standardize: bool = typer.Option(
+        False,
+        "--standardize",
+        help="Divide every feature by its standard deviation over both samples first, so that no feature "
+        "dominates by its units alone (advised for measurements in different units).",
     ),
     lam: Optional[float] = typer.Option(
         None, "--lam", help="SPARDA with this l1 penalty lam*||B||_1 on the relaxation (on the scale of the data's squared differences)."
@@ -97,7 +104,9 @@ def differences(
             raise ParameterError(f"--show must be 0 or more, got {show}.")
         if groups is not None and any(value.startswith("--") for value in groups):
             raise ParameterError(f"--groups takes two values (--groups A B), got {' '.join(groups)!r}.")
-        samples = _load(inputs, groupby, groups, layer, use_raw, index_column)
+        # a bar from the first second: reading and densifying a large .h5ad takes a while before the fit's own bar
+        with progress_bar(None, f"reading {', '.join(path.name for path in inputs)}", not quiet()):
+            samples = _load(inputs, groupby, groups, layer, use_raw, index_column)
         result = analyze(
             samples.X,
             samples.Y,
@@ -106,6 +115,7 @@ def differences(
             cv=cv,
             n_permutations=n_permutations,
             marginal_normalize=marginal_normalize,
+            standardize=standardize,
             divergence=divergence,
             max_iter=max_iter,
             n_restarts=n_restarts,

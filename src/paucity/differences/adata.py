@@ -67,6 +67,7 @@ def compare(
     layer: str | None = None,
     use_raw: bool | None = None,
     marginal_normalize: bool = False,
+    standardize: bool = False,
     n_features: int | None = None,
     lam: float | None = None,
     cv: bool = False,
@@ -97,6 +98,10 @@ def compare(
         Centre and scale every gene to unit variance within each group first
         (:func:`marginal_normalize`), leaving only changes in gene–gene
         relationships (and in the shape of each gene's distribution).
+    standardize : bool, default False
+        Divide every gene by its standard deviation over the cells of both
+        groups first, so that highly expressed genes do not dominate by their
+        units alone (see :func:`analyze`).
     n_features, lam, cv
         SPARDA keeping ``n_features`` genes, or with the seed's λ (the weight
         of the penalty −λ‖B‖₁ in RELAX's objective, see :class:`PDA`), or with
@@ -134,7 +139,7 @@ def compare(
     - ``adata.uns[key_added]``, a dict: ``"params"`` (the call's parameters,
       h5ad-writable: ``groupby``, ``groups``, ``layer``, ``use_raw``,
       ``method``, ``divergence``, ``n_features`` or ``lam`` — the chosen λ with
-      ``cv`` —, ``cv``, ``marginal_normalize``, ``n_permutations``,
+      ``cv`` —, ``cv``, ``marginal_normalize``, ``standardize``, ``n_permutations``,
       ``random_state``, the solver settings, and the analysis' scalar results
       ``statistic`` (D on the two groups) and ``pvalue`` with a test), and the
       table of genes with non-zero weight as equal-length 1-D arrays:
@@ -175,6 +180,7 @@ def compare(
         cv=cv,
         n_permutations=n_permutations,
         marginal_normalize=marginal_normalize,
+        standardize=standardize,
         divergence=divergence,
         groups=(str(group1), str(group2)),
         random_state=random_state,
@@ -197,6 +203,7 @@ def compare(
         "lam": result.lam,
         "cv": result.cv,
         "marginal_normalize": result.marginal_normalize,
+        "standardize": result.standardize,
         "n_permutations": summary["n_permutations"] or 0,
         "random_state": result.random_state,
         **settings,

@@ -32,7 +32,7 @@ from .._validation import (
 from ._duration import announce, quiet_fits
 from ._samples import check_fit_input, warn_constant
 from .cv import PDACV
-from .pda import DIVERGENCE, PDA, divergence_name
+from .pda import DIVERGENCE, PDA, divergence_name, pooled_scale
 from .permutation import PermutationTestResult, check_n_permutations, permutation_test
 from .relax import RelaxResult
 
@@ -136,6 +136,9 @@ class DifferencesResult:
         The seed, when an integer was given.
     settings : dict
         The solver settings (``max_iter``, ``n_restarts``, ...).
+    standardize : bool
+        Whether every feature was divided by its pooled standard deviation
+        first (``beta`` is then in standardized units).
     """
 
     groups: tuple
@@ -161,6 +164,7 @@ class DifferencesResult:
     estimator: object = field(repr=False)
     random_state: int | None
     settings: dict
+    standardize: bool = False
 
     @property
     def pvalue(self) -> float | None:
@@ -256,6 +260,7 @@ class DifferencesResult:
             "n_features": None if self.n_features is None else int(self.n_features),
             "cv": cv,
             "marginal_normalize": bool(self.marginal_normalize),
+            "standardize": bool(self.standardize),
             "random_state": self.random_state,
             "statistic": _json_number(self.statistic),
             "pvalue": None if test is None else test["pvalue"],
@@ -315,6 +320,7 @@ def analyze(
     cv: bool = False,
     n_permutations: int = 0,
     marginal_normalize: bool = False,
+    standardize: bool = False,
     divergence="wasserstein",
     max_iter: int = 300,
     n_restarts: int = 4,
@@ -354,6 +360,15 @@ def analyze(
     marginal_normalize : bool, default False
         Centre and scale every feature within each sample first
         (:func:`marginal_normalize`), in the fit and in every permutation.
+        The prefilter of SPARDA (:class:`PDA`'s ``prefilter``) is then off:
+        it ranks features by their marginal differences, which the
+        normalization removes.
+    standardize : bool, default False
+        Divide every feature by its standard deviation over the pooled rows
+        first (as :class:`PDA`'s ``standardize``), in the fit and in every
+        permutation (the pooled rows, hence the scales, are the same on every
+        split). ``beta`` and ``statistic`` are then in standardized units,
+        ``means_x`` and ``means_y`` are not.
     divergence : {"wasserstein", "mann_whitney"} or Divergence, default "wasserstein"
     max_iter, n_restarts, patience, tighten_max_iter, batch_size
         The solver's settings, as in :class:`PDA`.
@@ -406,6 +421,7 @@ def analyze(
     cv = check_parameter(cv, "cv", [BOOLEAN], owner=_OWNER)
     n_permutations = check_n_permutations(n_permutations, owner=_OWNER, minimum=0)
     marginal_normalize = check_parameter(marginal_normalize, "marginal_normalize", [BOOLEAN], owner=_OWNER)
+    standardize = check_parameter(standardize, "standardize", [BOOLEAN], owner=_OWNER)
     divergence = check_parameter(divergence, "divergence", DIVERGENCE, owner=_OWNER)
     check_parameter(random_state, "random_state", [RANDOM_STATE], owner=_OWNER)
     n_jobs = check_parameter(n_jobs, "n_jobs", [N_JOBS, Options("dask")], owner=_OWNER)
@@ -423,6 +439,9 @@ def analyze(
     groups = _check_groups(groups, samples.classes)
     names = samples.names()
     raw_x, raw_y = samples.X, samples.Y
+    if standardize:
+        scale = pooled_scale(raw_x, raw_y)
+        raw_x, raw_y = raw_x / scale, raw_y / scale
     if samples.feature_names is not None:
         raw_x = pd.DataFrame(raw_x, columns=pd.Index(names))
         raw_y = pd.DataFrame(raw_y, columns=pd.Index(names))
@@ -438,6 +457,8 @@ def analyze(
         model = PDA(sparsity="l1", n_features=n_features, progress=progress, **solver)
     else:
         model = PDA(progress=progress, **solver)
+    if marginal_normalize and isinstance(model, PDA):  # the prefilter ranks the marginal differences it removes
+        model.set_params(prefilter=None)
     n, m, d = raw_x.shape[0], raw_y.shape[0], raw_x.shape[1]
     if n_features is not None and n_features > d:
         raise ParameterError(
@@ -464,7 +485,7 @@ def analyze(
     test, refitted = None, None
     if n_permutations > 0:
         if cv:
-            estimator = PDA(sparsity="l1", lam=chosen_lam, **solver)
+            estimator = PDA(sparsity="l1", lam=chosen_lam, prefilter=None if marginal_normalize else "auto", **solver)
         else:
             estimator = clone(model).set_params(progress=False)
         statistic = NormalizedStatistic(estimator) if marginal_normalize else estimator
@@ -498,4 +519,5 @@ def analyze(
         random_state=int(random_state) if isinstance(random_state, numbers.Integral) else None,
         settings={"max_iter": int(max_iter), "n_restarts": int(n_restarts), "patience": int(patience),
                   "tighten_max_iter": int(tighten_max_iter), "batch_size": batch_size},
+        standardize=bool(standardize),
     )

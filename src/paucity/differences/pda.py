@@ -135,6 +135,13 @@ class PDA(TransformerMixin, BaseEstimator):
         tightening always uses every row).
     tighten_max_iter : int, default 500
         Iterations of each tightening run.
+    standardize : bool, default False
+        Divide every feature by its standard deviation over the pooled rows
+        of X and Y before the fit (a constant feature by 1), so that one λ
+        and one divergence weigh all features alike: unscaled data (wine,
+        breast cancer) is otherwise dominated by its largest-unit column.
+        ``beta_`` is then the direction in standardized units and
+        :meth:`transform` divides by ``scale_`` first.
     prefilter : int, "auto" or None, default "auto"
         RELAX and the tightening see only this many features: those with the
         largest squared Wasserstein distance between the samples on their
@@ -179,6 +186,9 @@ class PDA(TransformerMixin, BaseEstimator):
         RELAX's diagnostics: objective trace, best iteration, best B and its
         tightness (the top eigenvalue's share of the trace; 1 when tight).
         Its ``beta`` and ``matrix`` index the features of ``prefiltered_``.
+    scale_ : ndarray of shape (n_features_in_,)
+        What each feature was divided by: its pooled standard deviation with
+        ``standardize=True``, 1 otherwise.
     prefiltered_ : ndarray of int
         The features RELAX and the tightening saw, in column order (every
         feature unless ``prefilter`` dropped some).
@@ -251,6 +261,7 @@ class PDA(TransformerMixin, BaseEstimator):
         "tighten_max_iter": [Interval(numbers.Integral, 1, None)],
         "support_rules": [BOOLEAN],
         "prefilter": [Interval(numbers.Integral, 1, None), Options("auto"), None],
+        "standardize": [BOOLEAN],
         "random_state": [RANDOM_STATE],
         "progress": [BOOLEAN],
         "k": [Interval(numbers.Integral, 1, None), None],
@@ -275,6 +286,7 @@ class PDA(TransformerMixin, BaseEstimator):
         *,
         support_rules: bool = True,
         prefilter="auto",
+        standardize: bool = False,
         k: int | None = None,
     ):
         self.divergence = divergence
@@ -293,6 +305,7 @@ class PDA(TransformerMixin, BaseEstimator):
         self.progress = progress
         self.support_rules = support_rules
         self.prefilter = prefilter
+        self.standardize = standardize
         self.k = k
 
     def __sklearn_tags__(self):
@@ -361,9 +374,11 @@ class PDA(TransformerMixin, BaseEstimator):
             stacklevel=4,
         )
         warn_constant(samples, stacklevel=4)
-        centre = np.concatenate([samples.X, samples.Y]).mean(axis=0)
-        Xc = samples.X - centre
-        Yc = samples.Y - centre
+        scale = pooled_scale(samples.X, samples.Y) if params["standardize"] else np.ones(d)
+        raw_x, raw_y = (samples.X / scale, samples.Y / scale) if params["standardize"] else (samples.X, samples.Y)
+        centre = np.concatenate([raw_x, raw_y]).mean(axis=0)
+        Xc = raw_x - centre
+        Yc = raw_y - centre
         sparse = params["sparsity"] == "l1"
         lam = float(params["lam"]) if sparse else 0.0
         size = params["n_features"]
@@ -415,7 +430,8 @@ class PDA(TransformerMixin, BaseEstimator):
         beta = canonical_direction(beta)
         self.beta_ = beta
         self.prefiltered_ = prefiltered
-        self.divergence_ = float(divergence._value(samples.X @ beta, samples.Y @ beta))
+        self.divergence_ = float(divergence._value(raw_x @ beta, raw_y @ beta))
+        self.scale_ = scale
         self.relaxation_ = relaxation
         self.n_iter_ = relaxation.n_iter
         self.tightening_ = best
@@ -473,11 +489,12 @@ class PDA(TransformerMixin, BaseEstimator):
     def transform(self, X):
         """The projections βᵀx of the rows of X, as a column (shape (n, 1)).
 
-        A DataFrame is matched to the fitted feature names by name.
+        A DataFrame is matched to the fitted feature names by name. After a fit
+        with ``standardize=True`` the rows are divided by ``scale_`` first.
         """
         check_is_fitted(self, "beta_")
         array = check_projection_input(X, self.n_features_in_, getattr(self, "feature_names_in_", None))
-        return (array @ self.beta_)[:, None]
+        return ((array / self.scale_) @ self.beta_)[:, None]
 
     def get_feature_names_out(self, input_features=None):
         """One output: the projection, ``"pda_projection"``."""
@@ -505,6 +522,12 @@ class PDA(TransformerMixin, BaseEstimator):
                 "rank": np.arange(1, len(self.selected_) + 1),
             }
         )
+
+
+def pooled_scale(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Every feature's standard deviation over the rows of X and Y together (1 for a constant feature)."""
+    spread = np.concatenate([X, Y]).std(axis=0)
+    return np.where(spread > 0, spread, 1.0)
 
 
 def _prefilter_size(params, d: int):
