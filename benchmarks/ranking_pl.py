@@ -20,6 +20,13 @@ thread (``OMP_NUM_THREADS=1``, ``NUMBA_NUM_THREADS=1``, BLAS limited):
   ``max_iter=100``), data converted to its list-of-tuples format beforehand
   (not timed), through ``benchmarks/_choix_runner.py``.
 
+With ``--std-items N`` it times instead ``scores_std_`` (the Laplace
+approximation's standard deviations, 64 conjugate-gradient probes beyond
+2,000 items) of ``PlackettLuce(alpha=1)`` on N items and 4N rankings of
+``--size`` (20 appearances per item), one thread::
+
+    python benchmarks/ranking_pl.py --std-items 100000
+
 It prints a markdown table (speed-up of each paucity fit over choix, the
 largest difference of the centred estimates, Kendall tau-b against the true
 log-weights) and writes ``benchmarks/results/ranking_pl.json``.
@@ -104,6 +111,27 @@ def run_paucity(path: Path, methods: list[str], repeats: int) -> dict:
     return out
 
 
+def time_std(n_items: int, size: int) -> dict:
+    """Fit PlackettLuce(alpha=1) on n_items and 4 n_items rankings, then time scores_std_."""
+    from threadpoolctl import threadpool_limits
+
+    from paucity.ranking import PlackettLuce, Rankings
+
+    with np.load(make_data(n_items, 4 * n_items, size)) as f:
+        rankings = f["rankings"]
+    PlackettLuce(alpha=1.0).fit(Rankings([[0, 1, 2], [2, 1, 0]])).scores_std_  # compile the kernels
+    with threadpool_limits(1):
+        data = Rankings(rankings, items=np.arange(n_items))
+        t0 = time.perf_counter()
+        model = PlackettLuce(alpha=1.0).fit(data)
+        fit = time.perf_counter() - t0
+        t0, c0 = time.perf_counter(), time.process_time()
+        std = model.scores_std_.to_numpy()
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {"n_items": n_items, "n_rankings": 4 * n_items, "fit_seconds": fit, "std_seconds": wall,
+            "std_cpu_seconds": cpu, "median_std": float(np.median(std))}
+
+
 def run_choix(anchor_python: str, path: Path, timeout: float) -> tuple[dict, np.ndarray | None]:
     with tempfile.TemporaryDirectory() as tmp:
         runs = Path(tmp) / "runs.json"
@@ -130,9 +158,18 @@ def main(argv=None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--anchor-python", default=os.environ.get("PAUCITY_ANCHOR_PYTHON"))
     parser.add_argument("--anchor-timeout", type=float, default=3600.0)
+    parser.add_argument("--std-items", type=int, help="time scores_std_ on this many items instead")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     methods = [m for m in args.methods.split(",") if m]
+    if args.std_items:
+        if not os.environ.get("NUMBA_NUM_THREADS"):  # one thread: re-run this process with the limits set
+            os.execve(sys.executable, [sys.executable, __file__, *sys.argv[1:]], {**os.environ, **ONE_THREAD})
+        out = time_std(args.std_items, args.size)
+        print(json.dumps(out))
+        print(f"| `PlackettLuce(alpha=1).scores_std_`, {out['n_items']:,} items, {out['n_rankings']:,} rankings of "
+              f"{args.size} | {out['std_seconds']:.1f} s (fit {out['fit_seconds']:.1f} s) |")
+        return
 
     if args.child:
         print(json.dumps(run_paucity(Path(args.child), methods, args.repeats)))
