@@ -9,12 +9,13 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._errors import InputError, PaucityWarning
+from .._errors import InputError, InputTypeError, PaucityWarning
 from .._parallel import kernel_threads
-from .._validation import Interval, validate_params
+from .._validation import Interval, Options, validate_params
 from . import _kernels
 from .base import Ranker, as_comparisons
 from .comparisons import Comparisons, PairTable, shown_label
+from .ties import TIE_MODELS, check_tie_parameter, check_ties_connected, fit_ties, tie_table
 from .uncertainty import LaplacePosterior, LaplaceUncertainty
 
 __all__ = ["BTL", "BTLResult", "btl_maximum_likelihood"]
@@ -220,11 +221,19 @@ class BTL(LaplaceUncertainty, Ranker):
         Stop when the largest entry of the gradient is at most ``tol``.
     max_iter : int, default=100
         Newton steps at most.
+    ties : {None, "davidson", "rao-kupper"}, default=None
+        Model draws: with a tie model, ``y`` may be 0.5 for a draw (see
+        :mod:`paucity.ranking.ties`), and the tie parameter is estimated with
+        v; ``fit`` then takes pairs ``X`` with outcomes ``y`` in {0, 0.5, 1}
+        (or a :class:`~paucity.ranking.Comparisons`, which has no draws).
 
     Attributes
     ----------
     scores_ : pandas.Series
         The log-weights v, centred to mean 0, indexed by item label.
+    tie_parameter_ : float
+        With ``ties``: Davidson's ν (a draw between equals has probability
+        ν / (2 + ν)) or Rao–Kupper's θ > 1.
     log_scores_ : pandas.Series
         The same v: BTL's scale is the common scale of every ranker's
         ``log_scores_``.
@@ -261,17 +270,22 @@ class BTL(LaplaceUncertainty, Ranker):
         "alpha": [Interval(numbers.Real, 0, None)],
         "tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None)],
+        "ties": [None, Options(*TIE_MODELS)],
     }
 
-    def __init__(self, alpha=0.0, tol=1e-9, max_iter=100):
+    def __init__(self, alpha=0.0, tol=1e-9, max_iter=100, ties=None):
         self.alpha = alpha
         self.tol = tol
         self.max_iter = max_iter
+        self.ties = ties
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit on a :class:`~paucity.ranking.Comparisons` (or pairs ``X`` with outcomes ``y``)."""
         params = validate_params(self)
         alpha, tol, max_iter = float(params["alpha"]), float(params["tol"]), int(params["max_iter"])
+        if params["ties"] is not None:
+            return self._fit_ties(params["ties"], X, y, sample_weight, alpha, tol, max_iter)
+        self._fitted_ties = None
         comparisons = as_comparisons(X, y, sample_weight)
         if alpha == 0:
             _check_mle_exists(comparisons)
@@ -290,17 +304,88 @@ class BTL(LaplaceUncertainty, Ranker):
         self._fitted_pairs = (comparisons.pairs, alpha)
         return self
 
+    def _fit_ties(self, model, X, y, sample_weight, alpha, tol, max_iter):
+        comparisons, outcome = _tied_comparisons(X, y, sample_weight)
+        table = tie_table(comparisons.i, comparisons.j, outcome, comparisons.weights, comparisons.n_items)
+        check_tie_parameter(model, table)
+        if alpha == 0:
+            check_ties_connected(table, comparisons.items)
+        result = fit_ties(model, table, alpha=alpha, tol=tol, max_iter=max_iter)
+        if alpha == 0 and (np.abs(result.log_weights).max() > 30 or abs(np.log(result.tie_parameter)) > 30):
+            # the likelihood keeps rising towards infinite scores: some items never lost outright to the rest
+            # except by draws, which a growing tie parameter explains; no finite maximum
+            raise InputError(
+                f"the BTL(ties={model!r}) maximum likelihood estimate does not exist: the likelihood keeps "
+                "increasing as some scores and the tie parameter grow without bound. Use BTL(alpha=...) with alpha > 0."
+            )
+        if not result.converged:
+            warnings.warn(
+                f"BTL(ties={model!r}) stopped after {result.n_iter} Newton steps with gradient "
+                f"{result.gradient_norm:.2e} above tol={self.tol:g}.",
+                PaucityWarning,
+                stacklevel=3,
+            )
+        self.log_likelihood_ = result.log_likelihood
+        self.n_iter_ = result.n_iter
+        self.converged_ = result.converged
+        self.tie_parameter_ = result.tie_parameter
+        self._set_scores(comparisons.items, result.log_weights, result.log_weights)
+        self._fitted_ties = (table, alpha, result)
+        return self
+
     def _probability(self, a, b):
         v = self.scores_.to_numpy()
+        if getattr(self, "_fitted_ties", None) is not None:
+            return _tie_model_win_probability(self.ties.lower(), v[b] - v[a], self.tie_parameter_)
         return 1.0 / (1.0 + np.exp(v[a] - v[b]))
 
     def _laplace_posterior(self) -> LaplacePosterior:
-        """The Hessian at the fit: one edge per compared pair, weight ``n σ(δ)(1 − σ(δ))``."""
+        """The Hessian at the fit: one edge per compared pair, weight ``n σ(δ)(1 − σ(δ))``.
+
+        With ties, the v-block of the Hessian is a pair Laplacian too, and the
+        tie parameter is integrated out: the posterior precision of v is the
+        Schur complement ``L − b bᵀ/h``, a rank-one downdate.
+        """
+        if getattr(self, "_fitted_ties", None) is not None:
+            table, alpha, result = self._fitted_ties
+            return LaplacePosterior(
+                self.scores_.to_numpy(), table.low, table.high, result.curvature, alpha,
+                downdate=result.coupling / np.sqrt(result.tie_curvature),
+            )
         pairs, alpha = self._fitted_pairs
         v = self.scores_.to_numpy()
         sigma = 1.0 / (1.0 + np.exp(-(v[pairs.low] - v[pairs.high])))
         weights = (np.asarray(pairs.low_wins) + np.asarray(pairs.high_wins)) * sigma * (1.0 - sigma)
         return LaplacePosterior(v, np.asarray(pairs.low), np.asarray(pairs.high), weights, alpha)
+
+
+def _tie_model_win_probability(model, delta, tie_parameter):
+    """Probability that the item ahead by ``delta`` wins outright (not a draw)."""
+    if model == "davidson":
+        return np.exp(delta / 2) / (np.exp(delta / 2) + np.exp(-delta / 2) + tie_parameter)
+    return 1.0 / (1.0 + tie_parameter * np.exp(-delta))
+
+
+def _tied_comparisons(X, y, sample_weight):
+    """Comparisons (decisive outcomes only) and the outcome vector with 0.5 for draws."""
+    if isinstance(X, Comparisons):
+        if y is not None or sample_weight is not None:
+            raise InputError("y and sample_weight must not be given with a Comparisons object, which holds its own.")
+        return X, np.asarray(X.y, dtype=np.float64)
+    if y is None:
+        raise InputError("y is needed with X: 1 when the second item won, 0 when the first did, 0.5 for a draw.")
+    try:
+        outcome = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputTypeError("y must hold outcomes 0, 0.5 (a draw) or 1, one per comparison.") from None
+    if outcome.ndim != 1:
+        raise InputError(f"y must be 1-dimensional, one outcome per comparison, got shape {outcome.shape}.")
+    bad = ~np.isin(outcome, (0.0, 0.5, 1.0))
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise InputError(f"y must be 0, 0.5 (a draw) or 1; comparison {first} has y = {float(outcome[first]):g}.")
+    decisive = np.where(outcome == 0.5, 0, outcome).astype(np.int8)
+    return as_comparisons(X, decisive, sample_weight), outcome
 
 
 def _check_mle_exists(comparisons: Comparisons) -> None:

@@ -167,8 +167,9 @@ def _outcomes(y, n: int) -> np.ndarray:
     bad = (array != 0) & (array != 1)
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
+        draw = " A draw (0.5) needs BTL(ties='davidson') or BTL(ties='rao-kupper')." if array[first] == 0.5 else ""
         raise InputError(
-            f"y must be 0 (i preferred) or 1 (j preferred); comparison {first} has y = {shown_label(array[first])}."
+            f"y must be 0 (i preferred) or 1 (j preferred); comparison {first} has y = {shown_label(array[first])}.{draw}"
         )
     return array.astype(np.int8)
 

@@ -44,6 +44,10 @@ class LaplacePosterior:
     weights : ndarray of float64
         The edges' weights (the Hessian is ``Σ_e w_e (e_low − e_high)(e_low − e_high)ᵀ``).
     alpha : float
+    downdate : ndarray of shape (n,) or None
+        ``u`` when the precision is ``L + alpha I − u uᵀ`` (a nuisance
+        parameter integrated out: BTL's tie parameter), applied by the
+        Sherman–Morrison formula; ``u`` must sum to zero.
     """
 
     mean: np.ndarray
@@ -51,6 +55,7 @@ class LaplacePosterior:
     high: np.ndarray
     weights: np.ndarray
     alpha: float
+    downdate: np.ndarray | None = None
 
     @property
     def n_items(self) -> int:
@@ -72,10 +77,23 @@ class LaplacePosterior:
         ``tol`` is each column's residual relative to its right-hand side;
         ``matrix`` is :meth:`matrix`, when the caller has it already.
         """
+        matrix = self.matrix() if matrix is None else matrix
+        x = self._solve(rhs, tol, max_iter, matrix)
+        if self.downdate is None:
+            return x
+        s, k = self._downdate_terms(matrix)
+        # (A − uuᵀ)⁻¹ b = A⁻¹b + A⁻¹u · uᵀA⁻¹b / (1 − uᵀA⁻¹u)
+        return x + (np.multiply.outer(s, self.downdate @ x) if x.ndim == 2 else s * (self.downdate @ x)) * k
+
+    def _downdate_terms(self, matrix):
+        s = self._solve(self.downdate, 1e-12, 5000, matrix)
+        return s, 1.0 / (1.0 - self.downdate @ s)
+
+    def _solve(self, rhs, tol, max_iter, matrix):
+        """``P (L + alpha I)⁺ P rhs`` by block conjugate gradients."""
         vector = rhs.ndim == 1
         b = rhs[:, None] if vector else rhs
         b = b - b.mean(axis=0)
-        matrix = self.matrix() if matrix is None else matrix
         diagonal = matrix.diagonal()
         diagonal = np.where(diagonal > 0, diagonal, 1.0)
         x = np.zeros_like(b)
@@ -114,6 +132,8 @@ class LaplacePosterior:
         n = self.n_items
         if n <= DENSE_LIMIT:
             dense = self.matrix().toarray()
+            if self.downdate is not None:
+                dense -= np.outer(self.downdate, self.downdate)
             if self.alpha == 0:
                 return np.diag(np.linalg.inv(dense + 1.0 / n)) - 1.0 / n
             inverse = np.linalg.inv(dense)
@@ -141,6 +161,9 @@ class LaplacePosterior:
         out = np.empty((n_samples, n))
         root = np.sqrt(self.weights)
         matrix = self.matrix()
+        if self.downdate is not None:
+            # A⁻¹g has covariance A⁻¹; adding √k ζ A⁻¹u (ζ ~ N(0, 1)) makes it A⁻¹ + k A⁻¹u uᵀA⁻¹ = (A − uuᵀ)⁻¹
+            s, k = self._downdate_terms(matrix)
         for start in range(0, n_samples, 16):
             block = min(16, n_samples - start)
             xi = rng.standard_normal((len(self.weights), block)) * root[:, None]
@@ -149,7 +172,10 @@ class LaplacePosterior:
             np.add.at(g, self.high, -xi)
             if self.alpha > 0:
                 g += np.sqrt(self.alpha) * rng.standard_normal((n, block))
-            out[start : start + block] = (self.apply(g, tol=1e-8, matrix=matrix) + (self.mean - self.mean.mean())[:, None]).T
+            x = self._solve(g, 1e-8, 2000, matrix)
+            if self.downdate is not None:
+                x += np.sqrt(k) * np.multiply.outer(s, rng.standard_normal(block))
+            out[start : start + block] = (x + (self.mean - self.mean.mean())[:, None]).T
         return out
 
 
