@@ -475,6 +475,24 @@ CELLS = st.one_of(
     st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=5),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
 )
+@pytest.fixture(scope="module")
+def started(tmp_path_factory):
+    """A session over ITEMS with its first five pairs asked, and those pairs; each example copies the database."""
+    database = tmp_path_factory.mktemp("started") / "s.db"
+    asked = next_pairs(database, ITEMS, budget=20, batch_size=5, random_state=0).pairs
+    return database, asked
+
+
+def copy_of(database, folder):
+    """The database copied whole (through SQLite's backup, so nothing still in its write-ahead log is lost)."""
+    copy = folder / database.name
+    with sqlite3.connect(database) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    source.close()
+    target.close()
+    return copy
+
+
 HEADERS = st.one_of(
     st.just(["i", "j", "value"]),
     st.permutations(["i", "j", "value"]),
@@ -486,11 +504,10 @@ HEADERS = st.one_of(
                                                                   HealthCheck.function_scoped_fixture])
 @given(header=HEADERS, rows=st.lists(st.lists(CELLS, min_size=0, max_size=4), max_size=6),
        separator=st.sampled_from([",", ";", "\t"]), ending=st.sampled_from([".csv", ".tsv", ".txt"]))
-def test_any_answers_file_is_read_and_recorded_or_refused_with_a_paucity_error(tmp_path_factory, header, rows,
-                                                                               separator, ending):
+def test_any_answers_file_is_read_and_recorded_or_refused_with_a_paucity_error(tmp_path_factory, started, header,
+                                                                               rows, separator, ending):
     folder = tmp_path_factory.mktemp("fuzz")
-    database = folder / "s.db"
-    next_pairs(database, ITEMS, budget=20, batch_size=5, random_state=0)
+    database = copy_of(started[0], folder)
     path = folder / f"answers{ending}"
     path.write_text("\n".join(separator.join(line) for line in [header, *rows]) + "\n", encoding="utf-8")
     store = MeasurementStore(database)
@@ -518,11 +535,11 @@ PAIR_HEADERS = st.one_of(
                                                                   HealthCheck.function_scoped_fixture])
 @given(header=PAIR_HEADERS, rows=st.lists(st.lists(CELLS, min_size=0, max_size=4), max_size=6),
        separator=st.sampled_from([",", ";", "\t"]), ending=st.sampled_from([".csv", ".tsv", ".txt"]))
-def test_any_pairs_file_is_withdrawn_whole_or_refused_with_a_paucity_error(tmp_path_factory, header, rows, separator,
-                                                                           ending):
+def test_any_pairs_file_is_withdrawn_whole_or_refused_with_a_paucity_error(tmp_path_factory, started, header, rows,
+                                                                           separator, ending):
     folder = tmp_path_factory.mktemp("fuzz")
-    database = folder / "s.db"
-    asked = next_pairs(database, ITEMS, budget=20, batch_size=5, random_state=0).pairs
+    database = copy_of(started[0], folder)
+    asked = started[1]
     path = folder / f"pairs{ending}"
     path.write_text("\n".join(separator.join(line) for line in [header, *rows]) + "\n", encoding="utf-8")
     try:
