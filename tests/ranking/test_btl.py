@@ -231,6 +231,6 @@ def test_fit_on_pairs_equals_fit_on_comparisons_and_clone():
     X = pd.DataFrame({"first": c.items[c.i], "second": c.items[c.j]})
     pd.testing.assert_series_equal(BTL().fit(X, c.y).scores_, BTL().fit(c).scores_)
     model = BTL(alpha=0.5, tol=1e-8, max_iter=50)
-    assert model.get_params() == {"alpha": 0.5, "tol": 1e-8, "max_iter": 50, "ties": None}
+    assert model.get_params() == {"alpha": 0.5, "tol": 1e-8, "max_iter": 50, "ties": None, "home_advantage": False}
     copy = clone(model)
     assert copy.get_params() == model.get_params() and not hasattr(copy, "scores_")

@@ -9,12 +9,13 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._errors import InputError, InputTypeError, PaucityWarning
+from .._errors import InputError, InputTypeError, ParameterError, PaucityWarning
 from .._parallel import kernel_threads
-from .._validation import Interval, Options, validate_params
+from .._validation import BOOLEAN, Interval, Options, validate_params
 from . import _kernels
 from .base import Ranker, as_comparisons
 from .comparisons import Comparisons, PairTable, shown_label
+from .home_advantage import home_table, home_terms
 from .ties import TIE_MODELS, check_tie_parameter, check_ties_connected, fit_ties, tie_table
 from .uncertainty import LaplacePosterior, LaplaceUncertainty
 
@@ -226,6 +227,11 @@ class BTL(LaplaceUncertainty, Ranker):
         :mod:`paucity.ranking.ties`), and the tie parameter is estimated with
         v; ``fit`` then takes pairs ``X`` with outcomes ``y`` in {0, 0.5, 1}
         (or a :class:`~paucity.ranking.Comparisons`, which has no draws).
+    home_advantage : bool, default=False
+        Estimate a home advantage h with the scores: the first item ``i`` of
+        each comparison is at home and wins with probability
+        ``σ(v_i − v_j + h)`` (see :mod:`paucity.ranking.home_advantage`).
+        Not with ``ties``.
 
     Attributes
     ----------
@@ -234,6 +240,9 @@ class BTL(LaplaceUncertainty, Ranker):
     tie_parameter_ : float
         With ``ties``: Davidson's ν (a draw between equals has probability
         ν / (2 + ν)) or Rao–Kupper's θ > 1.
+    home_advantage_ : float
+        With ``home_advantage=True``: h, in log-odds (the home side of two
+        equal items wins with probability σ(h)).
     log_scores_ : pandas.Series
         The same v: BTL's scale is the common scale of every ranker's
         ``log_scores_``.
@@ -271,20 +280,26 @@ class BTL(LaplaceUncertainty, Ranker):
         "tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None)],
         "ties": [None, Options(*TIE_MODELS)],
+        "home_advantage": [BOOLEAN],
     }
 
-    def __init__(self, alpha=0.0, tol=1e-9, max_iter=100, ties=None):
+    def __init__(self, alpha=0.0, tol=1e-9, max_iter=100, ties=None, home_advantage=False):
         self.alpha = alpha
         self.tol = tol
         self.max_iter = max_iter
         self.ties = ties
+        self.home_advantage = home_advantage
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit on a :class:`~paucity.ranking.Comparisons` (or pairs ``X`` with outcomes ``y``)."""
         params = validate_params(self)
         alpha, tol, max_iter = float(params["alpha"]), float(params["tol"]), int(params["max_iter"])
+        if params["ties"] is not None and params["home_advantage"]:
+            raise ParameterError("BTL takes ties or home_advantage=True, not both at once; fit one of the two models.")
         if params["ties"] is not None:
             return self._fit_ties(params["ties"], X, y, sample_weight, alpha, tol, max_iter)
+        if params["home_advantage"]:
+            return self._fit_home(X, y, sample_weight, alpha, tol, max_iter)
         self._fitted_ties = None
         comparisons = as_comparisons(X, y, sample_weight)
         if alpha == 0:
@@ -333,8 +348,37 @@ class BTL(LaplaceUncertainty, Ranker):
         self._fitted_ties = (table, alpha, result)
         return self
 
+    def _fit_home(self, X, y, sample_weight, alpha, tol, max_iter):
+        comparisons = as_comparisons(X, y, sample_weight)
+        table = home_table(comparisons.i, comparisons.j, comparisons.y, comparisons.weights, comparisons.n_items)
+        if alpha == 0:
+            _check_mle_exists(comparisons)
+            if not (table.low_wins.sum() > 0 and table.high_wins.sum() > 0):
+                raise InputError(
+                    "the home advantage cannot be estimated: the home side (the first item, i) "
+                    f"{'won' if table.high_wins.sum() == 0 else 'lost'} every comparison. Use BTL(alpha=...) with alpha > 0."
+                )
+        result = fit_ties("home", table, alpha=alpha, tol=tol, max_iter=max_iter, terms=home_terms)
+        if not result.converged:
+            warnings.warn(
+                f"BTL(home_advantage=True) stopped after {result.n_iter} Newton steps with gradient "
+                f"{result.gradient_norm:.2e} above tol={self.tol:g}.",
+                PaucityWarning,
+                stacklevel=3,
+            )
+        self.log_likelihood_ = result.log_likelihood
+        self.n_iter_ = result.n_iter
+        self.converged_ = result.converged
+        self.home_advantage_ = result.tie_parameter
+        self._set_scores(comparisons.items, result.log_weights, result.log_weights)
+        self._fitted_ties = (table, alpha, result)
+        return self
+
     def _probability(self, a, b):
         v = self.scores_.to_numpy()
+        if getattr(self, "_fitted_ties", None) is not None and self.home_advantage:
+            # i (a) at home: j (b) wins with probability σ(v_j − v_i − h)
+            return 1.0 / (1.0 + np.exp(v[a] - v[b] + self.home_advantage_))
         if getattr(self, "_fitted_ties", None) is not None:
             return _tie_model_win_probability(self.ties.lower(), v[b] - v[a], self.tie_parameter_)
         return 1.0 / (1.0 + np.exp(v[a] - v[b]))

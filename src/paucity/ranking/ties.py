@@ -172,8 +172,14 @@ def check_ties_connected(table: TieTable, items) -> None:
         )
 
 
-def fit_ties(model: str, table: TieTable, *, alpha: float = 0.0, tol: float = 1e-9, max_iter: int = 100) -> TieResult:
+def fit_ties(
+    model: str, table: TieTable, *, alpha: float = 0.0, tol: float = 1e-9, max_iter: int = 100, terms=None
+) -> TieResult:
     """Newton's method on ``(v, tie parameter)``; see the module docstring.
+
+    ``terms`` replaces :func:`pair_terms` for another model with one
+    parameter shared by all pairs (same signature; the parameter is then
+    returned as is, not exponentiated: BTL's home advantage).
 
     Examples
     --------
@@ -184,15 +190,16 @@ def fit_ties(model: str, table: TieTable, *, alpha: float = 0.0, tol: float = 1e
     """
     n = table.n_items
     v = np.zeros(n)
-    theta = 0.0 if model == "davidson" else np.log(2.0)
+    theta = np.log(2.0) if model == "rao-kupper" else 0.0
+    pair_terms_ = pair_terms if terms is None else terms
 
     def objective(v, theta):
         if model == "rao-kupper" and theta <= 0:
             return np.inf
-        return pair_terms(model, table, v, theta)[0] + 0.5 * alpha * (v @ v)
+        return pair_terms_(model, table, v, theta)[0] + 0.5 * alpha * (v @ v)
 
     def state(v, theta):
-        loss, d_delta, d_theta, dd_delta, dd_cross, dd_theta = pair_terms(model, table, v, theta)
+        loss, d_delta, d_theta, dd_delta, dd_cross, dd_theta = pair_terms_(model, table, v, theta)
         gradient = np.r_[_scatter(table, d_delta, n) + alpha * v, d_theta]
         return loss + 0.5 * alpha * (v @ v), gradient, dd_delta, _scatter(table, dd_cross, n), dd_theta
 
@@ -222,9 +229,9 @@ def fit_ties(model: str, table: TieTable, *, alpha: float = 0.0, tol: float = 1e
         converged = bool(np.abs(gradient).max() <= tol)
     shift = v.mean()
     v = v - shift
-    log_likelihood = -pair_terms(model, table, v, theta)[0]
+    log_likelihood = -pair_terms_(model, table, v, theta)[0]
     return TieResult(
-        log_weights=v, tie_parameter=float(np.exp(theta)), log_likelihood=float(log_likelihood),
+        log_weights=v, tie_parameter=float(np.exp(theta) if terms is None else theta), log_likelihood=float(log_likelihood),
         gradient_norm=float(np.abs(gradient).max()), n_iter=n_iter, converged=converged,
         curvature=weights, coupling=coupling, tie_curvature=tie_curvature,
     )
