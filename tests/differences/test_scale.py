@@ -196,3 +196,29 @@ def test_analyze_standardizes_the_fit_and_every_permutation():
     same = analyze(X / spread, Y / spread, n_features=1, n_permutations=9, max_iter=60, n_restarts=1, random_state=0)
     assert result.statistic == pytest.approx(same.statistic)
     assert result.pvalue == same.pvalue
+
+
+def test_auto_settings_differ_for_pda_and_sparda():
+    from paucity.differences._duration import block_rows, relax_batch_size
+
+    assert relax_batch_size(300, 300, "auto", sparse=False) == 256  # PDA: blocks beyond 256 × 256 pairs
+    assert relax_batch_size(256, 256, "auto", sparse=False) is None
+    assert relax_batch_size(300, 300, "auto") is None  # SPARDA: all rows up to 2048 × 2048 pairs
+    assert relax_batch_size(3000, 2000, "auto") == 1024
+    assert block_rows(5000, 1000, "auto") == (1024, 1000) and block_rows(3000, 500, 77) == (77, 77)
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(40, 3)), rng.normal(size=(30, 3))
+    assert PDA(patience=1000, n_restarts=0).fit(X, Y).n_iter_ == 100
+    assert PDA(sparsity="l1", lam=0.01, patience=1000, n_restarts=0).fit(X, Y).n_iter_ == 300
+    assert PDA(max_iter=7, patience=1000, n_restarts=0).fit(X, Y).n_iter_ == 7
+
+
+def test_pda_with_row_blocks_finds_the_direction_of_the_full_rows():
+    rng = np.random.default_rng(4)
+    X, Y = rng.normal(size=(400, 6)), rng.normal(size=(380, 6))
+    Y[:, 1] += 0.8 * rng.normal(size=380) + 0.5  # wider and shifted in feature 1
+    blocks = PDA(random_state=0, n_restarts=1).fit(X, Y)  # 400 × 380 pairs: blocks of 256 rows
+    full = PDA(random_state=0, n_restarts=1, batch_size=None, max_iter=300).fit(X, Y)
+    assert int(np.argmax(np.abs(blocks.beta_))) == 1
+    np.testing.assert_allclose(blocks.beta_, full.beta_, atol=0.05)  # the tightening stops near, not at, the top
+    assert blocks.divergence_ == pytest.approx(full.divergence_, rel=1e-3)

@@ -42,6 +42,7 @@ _PER_TIGHTEN_SORT = 6.0e-9
 _PER_TIGHTEN_PROJECT = 2.0e-10
 _AUTO_BLOCK = 1 << 11  # all rows up to _AUTO_BLOCK² pairs
 _AUTO_BLOCK_ROWS = 1 << 10  # rows per side of a block beyond
+_AUTO_BLOCK_DENSE = 1 << 8  # PDA (no sparsity): blocks of 256 rows beyond 256 × 256 pairs
 
 #: Estimated durations above this many seconds are announced with a PaucityWarning.
 LONG_SECONDS = 60.0
@@ -49,23 +50,26 @@ LONG_SECONDS = 60.0
 _QUIET = contextvars.ContextVar("paucity_differences_quiet_fits", default=False)
 
 
-def relax_batch_size(n: int, m: int, batch_size):
-    """RELAX's ``batch_size`` for PDA's ("auto": all rows up to 2²² pairs, blocks of 2¹⁰ rows beyond)."""
+def relax_batch_size(n: int, m: int, batch_size, *, sparse: bool = True):
+    """RELAX's ``batch_size`` for PDA's ("auto": for SPARDA all rows up to 2²² pairs, blocks of 2¹⁰ rows beyond;
+    for PDA all rows up to 2¹⁶ pairs, blocks of 2⁸ rows beyond)."""
     if batch_size == "auto":
+        if not sparse:
+            return None if n * m <= _AUTO_BLOCK_DENSE * _AUTO_BLOCK_DENSE else _AUTO_BLOCK_DENSE
         return None if n * m <= _AUTO_BLOCK * _AUTO_BLOCK else _AUTO_BLOCK_ROWS
     return batch_size
 
 
-def block_rows(n: int, m: int, batch_size) -> tuple[int, int]:
+def block_rows(n: int, m: int, batch_size, *, sparse: bool = True) -> tuple[int, int]:
     """Rows of X and of Y per RELAX iteration for PDA's ``batch_size`` ("auto", None or an int)."""
-    batch_size = relax_batch_size(n, m, batch_size)
+    batch_size = relax_batch_size(n, m, batch_size, sparse=sparse)
     if batch_size is None or (batch_size >= n and batch_size >= m):
         return n, m
     return min(n, batch_size), min(m, batch_size)
 
 
 def fit_seconds(n: int, m: int, d: int, *, max_iter: int, tighten_runs: int, tighten_max_iter: int,
-                batch_size="auto") -> float:
+                batch_size="auto", sparse: bool = True) -> float:
     """An upper bound on the seconds of one PDA fit on n and m samples of d features.
 
     Examples
@@ -73,7 +77,7 @@ def fit_seconds(n: int, m: int, d: int, *, max_iter: int, tighten_runs: int, tig
     >>> round(fit_seconds(1000, 1000, 500, max_iter=300, tighten_runs=5, tighten_max_iter=500))
     42
     """
-    rows_x, rows_y = block_rows(n, m, batch_size)
+    rows_x, rows_y = block_rows(n, m, batch_size, sparse=sparse)
     relax = _PER_PAIR * rows_x * rows_y + _PER_SCATTER * (rows_x + rows_y) * d * d + _PER_EIGEN * d**3
     total = n + m
     tighten = _PER_TIGHTEN_STEP + _PER_TIGHTEN_SORT * total * math.log2(total) + _PER_TIGHTEN_PROJECT * total * d

@@ -47,6 +47,8 @@ DIVERGENCES = {"wasserstein": Wasserstein, "mann_whitney": MannWhitney}
 _SUPPORT_TOLERANCE = 1e-6  # relative to the largest |β_relax| entry
 _AUTO_PREFILTER_ABOVE = 500  # features; MADELON's 500 are all kept
 _AUTO_PREFILTER = 200
+_AUTO_MAX_ITER_SPARSE = 300
+_AUTO_MAX_ITER = 100
 
 
 class _DivergenceClass:
@@ -118,9 +120,13 @@ class PDA(TransformerMixin, BaseEstimator):
     n_restarts : int, default 4
         Random unit directions on the support tightened besides the RELAX
         direction; the best value wins.
-    max_iter : int, default 300
-        Iterations of RELAX. On MADELON (n = m = 1,000, d = 500) the tightened
-        direction is the same after 300 iterations as after 500.
+    max_iter : int or "auto", default "auto"
+        Iterations of RELAX. "auto": 300 for SPARDA (on MADELON, n = m =
+        1,000, d = 500, its tightened direction is the same after 300
+        iterations as after 500) and 100 for PDA, whose relaxation only starts
+        the tightening on the whole sphere (on three MADELON draws its
+        divergence and top features were the same after 1 iteration as after
+        300; see Notes).
     patience : int, default 50
         T of RELAX: stop after this many iterations without improvement.
     step_B, step_dual : float, default 0.1 and 3.0
@@ -130,9 +136,10 @@ class PDA(TransformerMixin, BaseEstimator):
         Adagrad steps for RELAX's dual variables.
     batch_size : int, "auto" or None, default "auto"
         Rows of X and of Y per RELAX iteration (stochastic subgradients over
-        random row blocks). None: all rows. "auto": all rows while n·m is at
-        most 4,194,304 pairs, blocks of 1,024 rows per side beyond (the
-        tightening always uses every row).
+        random row blocks). None: all rows. "auto": for SPARDA, all rows while
+        n·m is at most 4,194,304 pairs, blocks of 1,024 rows per side beyond;
+        for PDA, all rows up to 65,536 pairs, blocks of 256 rows beyond. The
+        tightening always uses every row.
     tighten_max_iter : int, default 500
         Iterations of each tightening run.
     standardize : bool, default False
@@ -252,7 +259,7 @@ class PDA(TransformerMixin, BaseEstimator):
         "lam": [Interval(numbers.Real, 0, None)],
         "n_features": [Interval(numbers.Integral, 1, None), None],
         "n_restarts": [Interval(numbers.Integral, 0, None)],
-        "max_iter": [Interval(numbers.Integral, 1, None)],
+        "max_iter": [Interval(numbers.Integral, 1, None), Options("auto")],
         "patience": [Interval(numbers.Integral, 1, None)],
         "step_B": [Interval(numbers.Real, 0, None, closed="neither")],
         "step_dual": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -274,7 +281,7 @@ class PDA(TransformerMixin, BaseEstimator):
         lam: float = 0.0,
         n_features: int | None = None,
         n_restarts: int = 4,
-        max_iter: int = 300,
+        max_iter="auto",
         patience: int = 50,
         step_B: float = 0.1,
         step_dual: float = 3.0,
@@ -336,9 +343,9 @@ class PDA(TransformerMixin, BaseEstimator):
         """An upper bound on the seconds of a fit on n and m samples of d features (see ``_duration``)."""
         params = validate_params(self) if params is None else params
         kept = _prefilter_size(params, d)
-        return fit_seconds(n, m, d if kept is None else kept, max_iter=params["max_iter"],
+        return fit_seconds(n, m, d if kept is None else kept, max_iter=_max_iter(params),
                            tighten_runs=_tighten_runs(params), tighten_max_iter=params["tighten_max_iter"],
-                           batch_size=params["batch_size"]) + (0.0 if kept is None else prefilter_seconds(n, m, d))
+                           batch_size=params["batch_size"], sparse=params["sparsity"] == "l1") + (0.0 if kept is None else prefilter_seconds(n, m, d))
 
     # -- fitting ----------------------------------------------------------------------------------
     def fit(self, X, Y=None):
@@ -369,7 +376,7 @@ class PDA(TransformerMixin, BaseEstimator):
         runs = _tighten_runs(params)
         announce(
             self._estimated_seconds(n, m, d, params),
-            f"This PDA fit (n={n}, m={m}, d={d}, max_iter={params['max_iter']})",
+            f"This PDA fit (n={n}, m={m}, d={d}, max_iter={_max_iter(params)})",
             "lower max_iter or n_restarts, or set batch_size, to go faster.",
             stacklevel=4,
         )
@@ -383,7 +390,7 @@ class PDA(TransformerMixin, BaseEstimator):
         lam = float(params["lam"]) if sparse else 0.0
         size = params["n_features"]
         varying = samples.varying  # a feature constant over both samples cannot separate them
-        max_iter = params["max_iter"]
+        max_iter = _max_iter(params)
         kept = _prefilter_size(params, d)
         with progress_bar(max_iter + runs, "RELAX" if kept is None else "prefilter", params["progress"]) as bar:
             if kept is None:
@@ -405,7 +412,7 @@ class PDA(TransformerMixin, BaseEstimator):
                 patience=params["patience"],
                 max_iter=max_iter,
                 burn_in=50,
-                batch_size=relax_batch_size(n, m, params["batch_size"]),
+                batch_size=relax_batch_size(n, m, params["batch_size"], sparse=sparse),
                 random_state=rng,
                 bar=bar,
             )
@@ -528,6 +535,13 @@ def pooled_scale(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """Every feature's standard deviation over the rows of X and Y together (1 for a constant feature)."""
     spread = np.concatenate([X, Y]).std(axis=0)
     return np.where(spread > 0, spread, 1.0)
+
+
+def _max_iter(params) -> int:
+    """RELAX's iterations: ``max_iter``, or for "auto" 300 with SPARDA and 100 with PDA."""
+    if params["max_iter"] == "auto":
+        return _AUTO_MAX_ITER_SPARSE if params["sparsity"] == "l1" else _AUTO_MAX_ITER
+    return int(params["max_iter"])
 
 
 def _prefilter_size(params, d: int):
