@@ -131,6 +131,22 @@ def _general_codes(left, right, items):
     return item_index, codes_i, codes_j
 
 
+def item_labels(values, name: str):
+    """The item labels of ``values`` as a 1-d array or Index, checked as :class:`Comparisons` checks ``i`` and ``j``.
+
+    Examples
+    --------
+    >>> list(item_labels(["a", "b"], "items"))
+    ['a', 'b']
+    """
+    return _labels(values, name)
+
+
+def frozen(array) -> np.ndarray:
+    """A contiguous read-only view of ``array``."""
+    return _frozen(np.asarray(array))
+
+
 def shown_label(label) -> str:
     """A label as users wrote it (numpy scalars shown as plain numbers)."""
     if isinstance(label, np.generic):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ties import TieTable, _sigmoid, _softplus
+from .ties import TieTable, sigmoid, softplus
 
 __all__ = ["home_table", "home_terms"]
 
@@ -44,8 +44,8 @@ def home_terms(model, table: TieTable, v: np.ndarray, h: float):
     """
     a, b = table.low_wins, table.high_wins
     delta = v[table.low] - v[table.high] + h
-    loss = float(np.sum(a * _softplus(-delta) + b * _softplus(delta)))
-    sigma = _sigmoid(delta)
+    loss = float(np.sum(a * softplus(-delta) + b * softplus(delta)))
+    sigma = sigmoid(delta)
     d_delta = (a + b) * sigma - a
     curvature = (a + b) * sigma * (1.0 - sigma)
     return loss, d_delta, float(np.sum(d_delta)), curvature, curvature, float(np.sum(curvature))

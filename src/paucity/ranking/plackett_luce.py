@@ -39,7 +39,7 @@ from .._validation import Interval, Options, validate_params
 from . import _plackett_luce_kernels as kernels
 from .base import Ranker
 from .comparisons import shown_label
-from .rankings import Choices, Rankings, _breaking, _StagedObservations
+from .rankings import Choices, Rankings, pairwise_breaking, StagedObservations
 from .stationary import stationary_distribution
 from .transitions import Transition
 from .uncertainty import LaplacePosterior, LaplaceUncertainty
@@ -73,7 +73,7 @@ class PlackettLuceResult:
     converged: bool
 
 
-def _arrays(data: _StagedObservations):
+def _arrays(data: StagedObservations):
     return (
         np.ascontiguousarray(data.members, dtype=np.int64),
         np.ascontiguousarray(data.offsets, dtype=np.int64),
@@ -91,7 +91,7 @@ def _gradient(members, offsets, n_stages, v, alpha, n):
 
 
 def plackett_luce_maximum_likelihood(
-    data: _StagedObservations, *, alpha: float = 0.0, tol: float = 1e-9, max_iter: int = 100
+    data: StagedObservations, *, alpha: float = 0.0, tol: float = 1e-9, max_iter: int = 100
 ) -> PlackettLuceResult:
     """Minimize ``−ℓ(v) + (alpha/2)‖v‖²`` over the Plackett–Luce log-weights by Newton's method.
 
@@ -202,7 +202,7 @@ def _conjugate_gradients(members, offsets, weight, inv_total, alpha, rhs, diagon
 
 
 def plackett_luce_spectral(
-    data: _StagedObservations, *, iterate: bool = True, tol: float = 1e-9, max_iter: int = 100
+    data: StagedObservations, *, iterate: bool = True, tol: float = 1e-9, max_iter: int = 100
 ) -> PlackettLuceResult:
     """Luce spectral ranking: one chain (LSR) or the chain iterated to its fixed point (I-LSR).
 
@@ -406,7 +406,7 @@ class PlackettLuce(LaplaceUncertainty, Ranker):
         return 1.0 / (1.0 + np.exp(v[a] - v[b]))
 
 
-def _as_staged(X) -> _StagedObservations:
+def _as_staged(X) -> StagedObservations:
     if isinstance(X, (Rankings, Choices)):
         return X
     if X is None or isinstance(X, (pd.DataFrame, str, bytes)):
@@ -417,8 +417,8 @@ def _as_staged(X) -> _StagedObservations:
     return Rankings(X)
 
 
-def _check_mle_exists(data: _StagedObservations) -> None:
-    winners, losers = _breaking(np.asarray(data.members), np.asarray(data.offsets), np.asarray(data.n_stages))
+def _check_mle_exists(data: StagedObservations) -> None:
+    winners, losers = pairwise_breaking(np.asarray(data.members), np.asarray(data.offsets), np.asarray(data.n_stages))
     n = data.n_items
     graph = sp.csr_matrix((np.ones(len(winners)), (losers, winners)), shape=(n, n))
     n_components = int(connected_components(graph, directed=True, connection="strong")[0])

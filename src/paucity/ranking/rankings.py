@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, InputTypeError, ShapeMismatchError
-from .comparisons import Comparisons, _frozen, _labels, shown_label
+from .comparisons import Comparisons, frozen, item_labels, shown_label
 
-__all__ = ["Rankings", "Choices"]
+__all__ = ["Rankings", "Choices", "StagedObservations", "pairwise_breaking"]
 
 
 def _sequences(values, name: str, what: str) -> list:
@@ -75,7 +75,7 @@ def _encode(flat, items, name: str, offsets: np.ndarray):
             except TypeError:  # labels of mixed, unorderable types keep first-seen order
                 pass
         else:
-            index = pd.Index(_labels(items, "items"))
+            index = pd.Index(item_labels(items, "items"))
             if not index.is_unique:
                 raise InputError(
                     f"items has duplicate label {shown_label(index[index.duplicated()][0])}; each item must appear once."
@@ -86,15 +86,15 @@ def _encode(flat, items, name: str, offsets: np.ndarray):
     return index, codes, labels
 
 
-class _StagedObservations:
+class StagedObservations:
     """What :class:`Rankings` and :class:`Choices` share: observations stored flat, as positions."""
 
     _noun = "observation"
 
     def _store(self, members, offsets, n_stages, items: pd.Index) -> None:
-        self.members = _frozen(np.asarray(members, dtype=np.int64))
-        self.offsets = _frozen(np.asarray(offsets, dtype=np.int64))
-        self.n_stages = _frozen(np.asarray(n_stages, dtype=np.int64))
+        self.members = frozen(np.asarray(members, dtype=np.int64))
+        self.offsets = frozen(np.asarray(offsets, dtype=np.int64))
+        self.n_stages = frozen(np.asarray(n_stages, dtype=np.int64))
         self.items = items
 
     @property
@@ -131,7 +131,7 @@ class _StagedObservations:
         >>> Rankings([["a", "b", "c"]]).pairwise().to_dataframe().values.tolist()
         [['b', 'a', 1], ['c', 'a', 1], ['c', 'b', 1]]
         """
-        winners, losers = _breaking(self.members, self.offsets, self.n_stages)
+        winners, losers = pairwise_breaking(self.members, self.offsets, self.n_stages)
         # built on positions (no hashing of labels), then given this set's labels
         comparisons = Comparisons(losers, winners, np.ones(len(winners), dtype=np.int8), items=pd.RangeIndex(self.n_items))
         comparisons.items = self.items
@@ -151,7 +151,8 @@ class _StagedObservations:
             )
 
 
-def _breaking(members, offsets, n_stages):
+def pairwise_breaking(members, offsets, n_stages):
+    """(winners, losers) of the pairwise breaking: each stage's winner against every later item of its set."""
     sizes = np.diff(offsets)
     winners, losers = [], []
     # stage t of every observation with more than t stages, vectorized over observations
@@ -197,7 +198,7 @@ def _flatten(rows: list, name: str, noun: str, items):
     return index, codes, offsets
 
 
-class Rankings(_StagedObservations):
+class Rankings(StagedObservations):
     """An immutable set of rankings, each an ordering (best first) of a subset of the items.
 
     Parameters
@@ -301,7 +302,7 @@ class Rankings(_StagedObservations):
         return f"Rankings({self.n_observations} rankings of {self.n_items} items)"
 
 
-class Choices(_StagedObservations):
+class Choices(StagedObservations):
     """An immutable set of choices: one item chosen from the set it was offered with.
 
     Parameters
@@ -337,7 +338,7 @@ class Choices(_StagedObservations):
         sets = _sequences(alternatives, "alternatives", "Choices")
         if isinstance(sets, np.ndarray):
             sets = [list(row) for row in sets]
-        winners = _labels(chosen, "chosen")
+        winners = item_labels(chosen, "chosen")
         if len(winners) != len(sets):
             raise ShapeMismatchError(
                 f"chosen has {len(winners)} entries but alternatives has {len(sets)}; give one chosen item per set."

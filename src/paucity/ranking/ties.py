@@ -86,11 +86,13 @@ def tie_table(i, j, outcome, weights, n_items: int) -> TieTable:
     )
 
 
-def _softplus(x):
+def softplus(x):
+    """``log(1 + e^x)`` without overflow."""
     return np.maximum(x, 0.0) + np.log1p(np.exp(-np.abs(x)))
 
 
-def _sigmoid(x):
+def sigmoid(x):
+    """The logistic function ``1 / (1 + e^{−x})`` without overflow."""
     small = np.exp(-np.abs(x))
     return np.where(x >= 0, 1.0 / (1.0 + small), small / (1.0 + small))
 
@@ -120,10 +122,10 @@ def pair_terms(model: str, table: TieTable, v: np.ndarray, theta: float):
         dd_theta = np.sum(n * q_tie * (1.0 - q_tie))
     else:
         c = theta
-        s1, s2 = _softplus(c - delta), _softplus(c + delta)
+        s1, s2 = softplus(c - delta), softplus(c + delta)
         log_gap = 2 * c + np.log1p(-np.exp(-2 * c))  # log(e^{2c} − 1)
         loss = np.sum((a + t) * s1 + (b + t) * s2) - np.sum(t) * log_gap
-        sig1, sig2 = _sigmoid(c - delta), _sigmoid(c + delta)
+        sig1, sig2 = sigmoid(c - delta), sigmoid(c + delta)
         w1, w2 = (a + t) * sig1 * (1 - sig1), (b + t) * sig2 * (1 - sig2)
         d_delta = -(a + t) * sig1 + (b + t) * sig2
         d_theta = np.sum((a + t) * sig1 + (b + t) * sig2) - np.sum(t) * 2.0 / (1.0 - np.exp(-2 * c))
