@@ -222,3 +222,12 @@ def test_pda_with_row_blocks_finds_the_direction_of_the_full_rows():
     assert int(np.argmax(np.abs(blocks.beta_))) == 1
     np.testing.assert_allclose(blocks.beta_, full.beta_, atol=0.05)  # the tightening stops near, not at, the top
     assert blocks.divergence_ == pytest.approx(full.divergence_, rel=1e-3)
+
+
+def test_the_duration_estimate_counts_the_prefilter_and_the_row_blocks():
+    sparda = PDA(sparsity="l1", n_features=10)
+    fast = sparda._estimated_seconds(5000, 5000, 2000)
+    slow = sparda.set_params(prefilter=None)._estimated_seconds(5000, 5000, 2000)
+    assert fast < 60 < 600 < slow  # the size is not announced as long any more, without the prefilter it is
+    # PDA's row blocks of 256 and 100 iterations against SPARDA's full rows and 300 on MADELON's size
+    assert PDA()._estimated_seconds(1000, 1000, 500) < PDA(sparsity="l1", lam=0.2)._estimated_seconds(1000, 1000, 500) / 4
