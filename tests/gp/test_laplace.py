@@ -168,7 +168,7 @@ def dense_parts(K, lam_minus_u2, u):
     return H, M, K_big
 
 
-@pytest.mark.parametrize("route", ["positive", "general", "mixed"])
+@pytest.mark.parametrize("route", ["positive", "general", "mixed", "lowrank"])
 def test_structured_curvature_matches_the_dense_matrix(route):
     # Woodbury through the classes' coupling: log-determinant, solves, the point blocks of H⁻¹,
     # Σ_c R_cc and the predictive covariance, against dense (nC x nC) linear algebra
@@ -185,21 +185,20 @@ def test_structured_curvature_matches_the_dense_matrix(route):
     u = d * pi
     u[:, :3] *= 0.1  # small coupling where λ will be negative, so that H stays positive definite
     m = d**2 * pi * (1 - pi)  # the Gaussian marginal's DWD: λ = d²π > 0
-    if route != "positive":  # λ < 0 at a few points of class 0 (and of every class for "general")
+    if route in ("general", "mixed"):  # λ < 0 at three points of class 0 (and of every class for "general")
         classes = [0] if route == "mixed" else list(range(C))
         for c in classes:
             m[c, :3] = -u[c, :3] ** 2 - 0.002
+        expected = ["general" if c in classes else "positive" for c in range(C)]
+    elif route == "lowrank":  # one λ < 0 (class 0), one λ = 0 with u ≠ 0 (class 1): within 12/8 entries
+        m[0, 1] = -u[0, 1] ** 2 - 0.002
+        m[1, 2] = -u[1, 2] ** 2
+        expected = ["lowrank", "lowrank", "positive"]
+    else:
+        expected = ["positive"] * C
     curv = Curvature(K, L, m, u)
     assert curv.ok
-    lam = m + u**2
-    positive = [bool(np.all((lam[c] > 0) & (u[c] ** 2 <= 4 * lam[c]))) for c in range(C)]
-    assert [b.positive for b in curv.blocks] == positive
-    if route == "positive":
-        assert all(positive)
-    elif route == "general":
-        assert not any(positive)
-    else:
-        assert positive[1] and not positive[0]
+    assert [b.route for b in curv.blocks] == expected
     H, M, K_big = dense_parts(K, m, u)
     G = np.linalg.inv(H)
     sign, logdet_H = np.linalg.slogdet(H)

@@ -74,64 +74,129 @@ def _log_lik(F: np.ndarray, Y: np.ndarray) -> float:
     return float(np.sum(Y * F) - np.sum(logsumexp(F, axis=0)))
 
 
+#: A class whose ``λ_c`` has at most this fraction of entries ≤ 0 is factored through the positive
+#: entries and a Woodbury correction of rank = the number of negative ones (O(n²k) on top of the
+#: positive route); above it, through K's Cholesky factor (about three times the positive route).
+LOWRANK_MAX_FRACTION = 0.125
+
+
 class _ClassBlock:
     """``S_c = (K⁻¹ + diag(λ_c))⁻¹`` for one class, factored without ``K⁻¹``.
 
-    Where every ``λ_c ≥ 0`` (always for the Gaussian marginal), with
-    ``B = I + Λ^½ K Λ^½ = RR'``: ``S = K − KΛ^½B⁻¹Λ^½K``, and ``u'Su`` for a
-    diagonal u is ``u²/λ − (R⁻¹t)'(R⁻¹t)``, ``t = u/√λ``: one Cholesky factor,
-    its inverse and a triangular product, about n³ flops. Where some ``λ_c < 0``
-    (a heavy-tailed map's ``e ⊙ (y − π)`` term), with ``K = LL'``:
-    ``B = I + L'ΛL = RR'`` and ``S = (R⁻¹L')'(R⁻¹L')``, about 3n³ flops.
-    Either way ``log|B| = log|K| + log|K⁻¹ + Λ|``.
+    Three routes, by the signs of ``λ_c``:
+
+    - ``"positive"``, every ``λ_c ≥ 0`` (always for the Gaussian marginal): with
+      ``B = I + Λ^½ K Λ^½ = RR'``, ``S = K − KΛ^½B⁻¹Λ^½K``, and ``u'Su`` for a
+      diagonal u is ``u²/λ − (R⁻¹t)'(R⁻¹t)``, ``t = u/√λ``: one Cholesky factor,
+      its inverse and a triangular product, about n³ flops.
+    - ``"lowrank"``, a few ``λ_c ≤ 0`` (a heavy-tailed map's ``e ⊙ (y − π)`` term
+      turns a handful of points negative): ``S₊`` as above with those entries
+      set to 0, its k columns at them, and by Woodbury
+      ``S = S₊ + S₊E (D⁻¹ − E'S₊E)⁻¹ E'S₊`` with ``D = −diag(λ_J)`` at the
+      negative entries J, a positive rank-k correction ``WW'``: O(n²k) more.
+    - ``"general"``, many ``λ_c < 0``: with ``K = LL'``, ``B = I + L'ΛL = RR'`` and
+      ``S = (R⁻¹L')'(R⁻¹L')``, about 3n³ flops.
+
+    Every route gives ``logdet = log|K| + log|K⁻¹ + Λ|``, and raises
+    ``LinAlgError`` where ``K⁻¹ + Λ`` is not positive definite.
     """
 
     def __init__(self, K0, L0, lam, u):
         self.K0, self.L0, self.lam = K0, L0, lam
         n = lam.shape[0]
-        # the cheaper form subtracts u²/λ − ‖R⁻¹t‖²: take it only where u²/λ ≤ 4 (no cancellation to speak of)
-        self.positive = bool(np.all((lam > 0.0) & (u**2 <= 4.0 * lam) | ((lam == 0.0) & (u == 0.0))))
-        if self.positive:
-            root = np.sqrt(lam)
-            B = root[:, None] * K0 * root[None, :]
-            B[np.diag_indices(n)] += 1.0
-            self.root = root
-            self.R = cholesky(B, lower=True, check_finite=False)
-            inv_R = lapack_trtri(self.R)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                t = np.where(lam > 0, u / np.where(lam > 0, root, 1.0), 0.0)
-                u2_lam = np.where(lam > 0, u * t / np.where(lam > 0, root, 1.0), 0.0)
-            self.t = t  # u/√λ, so that u ⊙ S K⁻¹ x = t ⊙ B⁻¹Λ^½ x
-            X = inv_R * t[None, :]  # R⁻¹ diag(t), lower triangular
-            self.UtSU = np.diag(u2_lam) - lower_gram(X)  # its lower triangle is all N's Cholesky reads
-            self._inv_R = inv_R
+        above = lam > 0.0
+        # the positive form subtracts u²/λ − ‖R⁻¹t‖²: take it only where u²/λ ≤ 4 (no cancellation to speak of)
+        safe = bool(np.all(~above | (u**2 <= 4.0 * lam)))
+        off = np.flatnonzero(~above & ((lam != 0.0) | (u != 0.0)))  # the entries the positive form gets wrong
+        if safe and off.size == 0:
+            self.route = "positive"
+        elif safe and off.size <= LOWRANK_MAX_FRACTION * n:
+            self.route = "lowrank"
         else:
+            self.route = "general"
+        self.positive = self.route == "positive"
+        self._explicit = None
+        if self.route == "general":
             weighted = np.sqrt(np.abs(lam))[:, None] * L0
-            plus, minus = weighted[lam > 0], weighted[lam < 0]
+            plus, minus = weighted[above], weighted[lam < 0]
             B = plus.T @ plus - minus.T @ minus
             B[np.diag_indices(n)] += 1.0
             self.R = cholesky(B, lower=True, check_finite=False)
             Z = solve_triangular(self.R, L0.T, lower=True, check_finite=False)
             self._S = Z.T @ Z
             self.UtSU = u[:, None] * self._S * u[None, :]
+            self.logdet = 2.0 * float(np.sum(np.log(np.diag(self.R))))
+            self._explicit = self._S
+            return
+        lam_plus = np.where(above, lam, 0.0)
+        root = np.sqrt(lam_plus)
+        B = np.multiply(K0, root[:, None])
+        B *= root
+        B.flat[:: n + 1] += 1.0
+        self.root = root
+        self.R = lower_cholesky(B)
+        inv_R = lapack_trtri(self.R)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(above, u / np.where(above, root, 1.0), 0.0)
+        self.t = t  # u/√λ (0 where λ ≤ 0), so that u ⊙ S₊K⁻¹x = t ⊙ B⁻¹Λ^½x where λ > 0
+        # −(R⁻¹ diag(t))'(R⁻¹ diag(t)) + diag(t²), in place; its lower triangle is all N's Cholesky reads
+        self.UtSU = lower_gram(inv_R * t[None, :], overwrite=True)
+        self.UtSU *= -1.0
+        self.UtSU.flat[:: n + 1] += t**2
+        self._inv_R = inv_R
         self.logdet = 2.0 * float(np.sum(np.log(np.diag(self.R))))
-        self._explicit = None if self.positive else self._S
+        self.W = None
+        if self.route == "positive":
+            return
+        # S₊'s columns at the entries where λ ≤ 0, and u'S₊u's rows and columns there
+        self.off = off
+        self.K_off = K0[:, off]
+        S_off = self.K_off - K0 @ (root[:, None] * (inv_R.T @ (inv_R @ (root[:, None] * self.K_off))))
+        UtSU_off = u[:, None] * S_off * u[off][None, :]
+        self.UtSU[:, off] = UtSU_off
+        self.UtSU[off, :] = UtSU_off.T
+        negative = lam[off] < 0.0
+        if np.any(negative):
+            J = off[negative]
+            D = -lam[J]
+            G = np.diag(1.0 / D) - S_off[J][:, negative]
+            C_G = cholesky(G, lower=True, check_finite=False)  # fails where K⁻¹ + Λ is not positive definite
+            self.W = solve_triangular(C_G, S_off[:, negative].T, lower=True, check_finite=False).T  # S = S₊ + WW'
+            uW = u[:, None] * self.W
+            self.UtSU += uW @ uW.T
+            self.logdet += float(np.sum(np.log(D))) + 2.0 * float(np.sum(np.log(np.diag(C_G))))
+            self.Kinv_W = cho_solve((L0, True), self.W, check_finite=False)
 
     def apply(self, x):
         """``S x`` for x of shape (n,) or (n, k)."""
-        if not self.positive:
+        if self.route == "general":
             return self._S @ x
         Kx = self.K0 @ x
         w = self.root.reshape((-1,) + (1,) * (x.ndim - 1)) * Kx
         w = cho_solve((self.R, True), w, check_finite=False)
-        return Kx - self.K0 @ (self.root.reshape((-1,) + (1,) * (x.ndim - 1)) * w)
+        out = Kx - self.K0 @ (self.root.reshape((-1,) + (1,) * (x.ndim - 1)) * w)
+        if self.W is not None:
+            out += self.W @ (self.W.T @ x)
+        return out
 
     def explicit(self):
         """S as an (n, n) array."""
         if self._explicit is None:
             X = blas.dtrmm(1.0, self._inv_R * self.root[None, :], self.K0, lower=1)  # R⁻¹Λ^½K
             self._explicit = self.K0 - X.T @ X
+            if self.W is not None:
+                self._explicit += self.W @ self.W.T
         return self._explicit
+
+    def predictive_terms(self, K_star_T, k_star_diag):
+        """For m test points (``K_star_T`` is n x m): ``k** − k*'K⁻¹k* + k*'K⁻¹SK⁻¹k*`` and
+        ``SK⁻¹k*`` (n x m), the latter for the positive and low-rank routes only (else None)."""
+        if self.route == "general":
+            return None, None
+        V = solve_triangular(self.R, self.root[:, None] * K_star_T, lower=True, check_finite=False)
+        var = k_star_diag - np.sum(V**2, axis=0)  # k** − k*'Λ^½B⁻¹Λ^½k*, Λ^½B⁻¹Λ^½ = K⁻¹ − K⁻¹S₊K⁻¹
+        BLk = solve_triangular(self.R, V, lower=True, trans="T", check_finite=False)  # B⁻¹Λ^½k*
+        return var, BLk
 
 
 class Curvature:
@@ -175,9 +240,12 @@ class Curvature:
             return
         try:
             self.blocks = [_ClassBlock(K0, L0, self.lam[c], u[c]) for c in range(C)]
-            N = -sum(block.UtSU for block in self.blocks)
-            N[np.diag_indices(n)] += 1.0
-            self.chol_N = cholesky(N, lower=True, check_finite=False)
+            N = np.array(self.blocks[0].UtSU, order="F")
+            for block in self.blocks[1:]:
+                N += block.UtSU
+            N *= -1.0
+            N.flat[:: n + 1] += 1.0
+            self.chol_N = lower_cholesky(N)
         except np.linalg.LinAlgError:
             return
         self.ok = True
@@ -242,11 +310,18 @@ class Curvature:
         Y = []
         V = None
         for c, block in enumerate(self.blocks):
-            if block.positive:
-                # k** − k*'(K + Λ⁻¹)⁻¹k*, and u ⊙ S K⁻¹k* = t ⊙ B⁻¹Λ^½k* since Λ^½(I + KΛ)⁻¹ = B⁻¹Λ^½
-                W = solve_triangular(block.R, block.root[:, None] * K_star.T, lower=True, check_finite=False)
-                var = k_star_diag - np.sum(W**2, axis=0)
-                uSKk = block.t[:, None] * solve_triangular(block.R, W, lower=True, trans="T", check_finite=False)
+            if block.route != "general":
+                # u ⊙ S₊K⁻¹k* = t ⊙ B⁻¹Λ^½k* where λ > 0, since Λ^½(I + KΛ)⁻¹ = B⁻¹Λ^½
+                var, BLk = block.predictive_terms(K_star.T, k_star_diag)
+                uSKk = block.t[:, None] * BLk
+                if block.route == "lowrank":
+                    # elsewhere (I + KΛ₊)⁻¹ = I − KΛ^½B⁻¹Λ^½, and S = S₊ + WW' adds (W'K⁻¹k*)² and W W'K⁻¹k*
+                    off = block.off
+                    uSKk[off] = self.u[c][off, None] * (K_star.T[off] - block.K_off.T @ (block.root[:, None] * BLk))
+                    if block.W is not None:
+                        Q = block.Kinv_W.T @ K_star.T
+                        var = var + np.sum(Q**2, axis=0)
+                        uSKk += self.u[c][:, None] * (block.W @ Q)
             else:
                 if V is None:
                     V = solve_triangular(self.L0, K_star.T, lower=True, check_finite=False)
@@ -273,10 +348,21 @@ def lapack_trtri(R):
     return inv
 
 
-def lower_gram(X):
+def lower_cholesky(A):
+    """The lower Cholesky factor of a symmetric positive definite A (overwritten), zeros above.
+
+    A C-ordered symmetric A is its own transpose, a Fortran-ordered array that LAPACK factors in
+    place: no copy."""
+    R, info = lapack.dpotrf(A.T if A.flags.c_contiguous else A, lower=1, overwrite_a=1, clean=1)
+    if info != 0:
+        raise np.linalg.LinAlgError("the matrix is not positive definite")
+    return R
+
+
+def lower_gram(X, overwrite=False):
     """The lower triangle of ``X'X`` for a lower triangular X, zeros above (LAPACK's lauum: a third
     of a general product's flops)."""
-    G, info = lapack.dlauum(X, lower=1)
+    G, info = lapack.dlauum(X, lower=1, overwrite_c=int(overwrite))
     if info != 0:
         raise np.linalg.LinAlgError("lauum failed")
     return G
