@@ -73,6 +73,35 @@ def test_kernel_optimization_is_capped_and_says_so(monkeypatch):
     assert capped.log_marginal_likelihood_ > start.log_marginal_likelihood_  # two steps still climb
 
 
+def test_kernel_search_stops_when_the_likelihood_no_longer_rises(monkeypatch):
+    # past its third evaluation every point is made 1 nat worse than it is: L-BFGS-B's line searches
+    # fail one after another, and the search stops after OPTIMIZER_STALL_EVALUATIONS of them with the best
+    import dataclasses
+
+    import paucity.gp.classification as classification
+
+    X, y = clusters()
+    lml = classification.HeavyTailedProcessClassifier._lml
+    seen = []
+
+    def worse_after_three(self, *args, **kwargs):
+        fit = lml(self, *args, **kwargs)
+        if len(seen) >= 3:
+            fit = dataclasses.replace(fit, log_marginal_likelihood=fit.log_marginal_likelihood - 1.0)
+        seen.append((args[0].theta.copy(), args[3], fit.log_marginal_likelihood))
+        return fit
+
+    monkeypatch.setattr(classification.HeavyTailedProcessClassifier, "_lml", worse_after_three)
+    model = HeavyTailedProcessClassifier(marginal="laplace", random_state=0).fit(X, y)
+    values = [value for _, _, value in seen]
+    best = int(np.argmax(values))
+    assert best < 3
+    assert len(seen) == best + 1 + classification.OPTIMIZER_STALL_EVALUATIONS
+    np.testing.assert_array_equal(model.kernel_.theta, seen[best][0])
+    assert model.b_ == seen[best][1]
+    assert model.log_marginal_likelihood_ == values[best]
+
+
 def test_penalty_keeps_parameters_near_their_start():
     X, y = clusters()
     free = HeavyTailedProcessClassifier(marginal="laplace").fit(X, y)

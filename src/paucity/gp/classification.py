@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import minimize
+from scipy.optimize import OptimizeResult, minimize
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import DataConversionWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Kernel
@@ -30,6 +30,17 @@ B_BOUNDS = (1e-2, 1e2)
 #: likelihood can be nearly flat towards a bound (a length scale growing without end), where L-BFGS-B
 #: creeps by tiny steps for thousands of iterations; a few parameters converge in far fewer.
 OPTIMIZER_MAX_ITER = 200
+#: The kernel search stops after this many evaluations in a row that do not raise the best value of
+#: (4.11) by ``OPTIMIZER_STALL_TOL`` relative. (4.11) is computed only as finely as the mode search
+#: finds the mode: with a smooth kernel (a small amplitude or concentration), log|H| moves at first
+#: order with the mode's round-off, and two evaluations a step of 1e-3 apart differ by about 1e-3 to 1e-2
+#: nats at n = 2,000. Below that L-BFGS-B's line searches fail one evaluation after another.
+OPTIMIZER_STALL_EVALUATIONS = 4
+OPTIMIZER_STALL_TOL = 1e-6
+
+
+class _Stalled(Exception):
+    """Raised inside the kernel search's objective to stop L-BFGS-B (see OPTIMIZER_STALL_EVALUATIONS)."""
 
 
 def _plain(value):
@@ -334,6 +345,8 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         # the last good point: its parameters, value, mode and the mode's derivatives in the parameters,
         # so that the next mode search starts from the first-order prediction of its mode
         warm = {"phi": None, "value": None, "z": None, "dz": None, "fit": None}
+        # the best point so far, and how many evaluations in a row have not raised it (by the stall tolerance)
+        best_seen = {"phi": None, "value": np.inf, "fit": None, "idle": 0}
 
         def wall(phi):
             # where the mode search fails (extreme parameters), a quadratic wall back to the last good point,
@@ -363,6 +376,14 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
             if not np.all(np.isfinite(grad)):
                 return wall(phi)
             warm.update(phi=phi.copy(), value=-value, z=res.mode.z, dz=res.mode_sensitivity, fit=res)
+            if -value < best_seen["value"] - OPTIMIZER_STALL_TOL * max(1.0, abs(best_seen["value"])):
+                best_seen["idle"] = 0
+            else:
+                best_seen["idle"] += 1
+            if -value < best_seen["value"]:
+                best_seen.update(phi=phi.copy(), value=-value, fit=res)
+            if best_seen["idle"] >= OPTIMIZER_STALL_EVALUATIONS:
+                raise _Stalled
             return -value, -grad
 
         starts = [np.clip(phi0, bounds[:, 0], bounds[:, 1])]
@@ -371,8 +392,12 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         best = None
         for start in starts:
             warm.update(phi=None, value=None, z=None, dz=None, fit=None)
-            opt = minimize(objective, start, jac=True, method="L-BFGS-B", bounds=bounds,
-                           options={"maxiter": OPTIMIZER_MAX_ITER})
+            best_seen.update(phi=None, value=np.inf, fit=None, idle=0)
+            try:
+                opt = minimize(objective, start, jac=True, method="L-BFGS-B", bounds=bounds,
+                               options={"maxiter": OPTIMIZER_MAX_ITER})
+            except _Stalled:  # (4.11) no longer rises above its round-off: keep the best point seen
+                opt = OptimizeResult(x=best_seen["phi"], fun=best_seen["value"], nit=0)
             if opt.nit >= OPTIMIZER_MAX_ITER:
                 warnings.warn(
                     f"the kernel optimization stopped after {OPTIMIZER_MAX_ITER} L-BFGS-B iterations without "
@@ -382,7 +407,10 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
                     stacklevel=3,
                 )
             # the fit at the optimum, when L-BFGS-B's last evaluation was there (it usually is)
-            at_optimum = warm["fit"] if warm["phi"] is not None and np.array_equal(warm["phi"], opt.x) else None
+            at_optimum = None
+            for seen in (warm, best_seen):
+                if seen["phi"] is not None and np.array_equal(seen["phi"], opt.x):
+                    at_optimum = seen["fit"]
             if best is None or opt.fun < best[0].fun:
                 best = (opt, at_optimum)
         best, result = best
