@@ -31,9 +31,15 @@ chromium:
 	    echo "chromium is missing and apt-get cannot be run as root here; the browser tests will be skipped"; \
 	  fi; }
 
+# The tests run on $(WORKERS) processes (pytest-xdist; `make test WORKERS=0` runs them in this one), each with one BLAS and
+# OpenMP thread so that the processes do not fight over the cores; numba's kernels choose their threads by the load.
+WORKERS ?= 2
+test: export OMP_NUM_THREADS = 1
+test: export OPENBLAS_NUM_THREADS = 1
+test: export MKL_NUM_THREADS = 1
 test: chromium
 test: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow" -q
+	$(BIN)/python -m pytest -m "not slow" -q -n $(WORKERS)
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow -q
