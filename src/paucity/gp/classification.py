@@ -91,7 +91,11 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         Fit the kernel's hyperparameters (and b, except for
         ``marginal="gaussian"``) by maximizing eq. (4.11) minus the penalty,
         with at most ``OPTIMIZER_MAX_ITER`` (200) L-BFGS-B iterations per start
-        (a ``PaucityWarning`` when they run out).
+        (a ``PaucityWarning`` when they run out). The search also stops, at the
+        best point seen, after ``OPTIMIZER_STALL_EVALUATIONS`` (4) evaluations in
+        a row that do not raise the objective by 1e-6 relative: (4.11) is
+        computed only as finely as the mode is found, and below that L-BFGS-B's
+        line searches fail one after another.
     alpha : float, default 0.0
         Weight of the l2 penalty: the objective maximized is
         ``log q(y | X) − ½·alpha·‖φ − φ₀‖²`` with ``φ`` the kernel's log-space
