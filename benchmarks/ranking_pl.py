@@ -27,6 +27,17 @@ approximation's standard deviations, 64 conjugate-gradient probes beyond
 
     python benchmarks/ranking_pl.py --std-items 100000
 
+With ``--active 100,1000`` it runs instead the active-comparison
+simulation of the ranking guide: BTL leagues (``v ~ U[0, 5]``) of each
+size, one comparison per item to start (a random ring, so every item is
+compared), then rounds of ``n/5`` new comparisons chosen by
+``suggest_pairs(strategy="information")`` or uniformly at random among
+all pairs, each answered by BTL and followed by a refit of
+``BTL(alpha=1)``; it reports the comparisons per item each needed to reach
+Kendall tau-b ``--target`` against the true order, over ``--seeds`` leagues::
+
+    python benchmarks/ranking_pl.py --active 100,1000 --target 0.9 --seeds 3
+
 It prints a markdown table (speed-up of each paucity fit over choix, the
 largest difference of the centred estimates, Kendall tau-b against the true
 log-weights) and writes ``benchmarks/results/ranking_pl.json``.
@@ -132,6 +143,36 @@ def time_std(n_items: int, size: int) -> dict:
             "std_cpu_seconds": cpu, "median_std": float(np.median(std))}
 
 
+def active_run(n_items: int, strategy: str, target: float, seed: int, max_per_item: float = 60.0) -> dict:
+    """One league: comparisons per item until Kendall tau-b reaches target (None if not within the budget)."""
+    from paucity.datasets import btl_scores, sample_pairs
+    from paucity.ranking import BTL, Comparisons, suggest_pairs
+    from paucity.ranking.metrics import kendall_tau_b
+
+    rng = np.random.default_rng(seed)
+    v = btl_scores(n_items, random_state=rng)
+    ring = rng.permutation(n_items)
+    i, j = list(ring), list(np.roll(ring, -1))
+    y = list((rng.random(n_items) < 1.0 / (1.0 + np.exp(v[ring] - v[np.roll(ring, -1)]))).astype(int))
+    batch = max(1, n_items // 5)
+    trace = []
+    while len(y) <= max_per_item * n_items:
+        model = BTL(alpha=1.0).fit(Comparisons(np.array(i), np.array(j), np.array(y), items=np.arange(n_items)))
+        tau = float(kendall_tau_b(model.scores_.to_numpy(), v))
+        trace.append((len(y) / n_items, tau))
+        if tau >= target:
+            return {"per_item": len(y) / n_items, "trace": trace}
+        if strategy == "random":
+            a, b = sample_pairs(n_items, batch, replace=True, random_state=rng)
+        else:
+            pairs = suggest_pairs(model, batch, strategy=strategy)
+            a, b = pairs["i"].to_numpy(dtype=np.int64), pairs["j"].to_numpy(dtype=np.int64)
+        i += list(a)
+        j += list(b)
+        y += list((rng.random(len(a)) < 1.0 / (1.0 + np.exp(v[a] - v[b]))).astype(int))
+    return {"per_item": None, "trace": trace}
+
+
 def run_choix(anchor_python: str, path: Path, timeout: float) -> tuple[dict, np.ndarray | None]:
     with tempfile.TemporaryDirectory() as tmp:
         runs = Path(tmp) / "runs.json"
@@ -159,9 +200,30 @@ def main(argv=None) -> None:
     parser.add_argument("--anchor-python", default=os.environ.get("PAUCITY_ANCHOR_PYTHON"))
     parser.add_argument("--anchor-timeout", type=float, default=3600.0)
     parser.add_argument("--std-items", type=int, help="time scores_std_ on this many items instead")
+    parser.add_argument("--active", help="run the active-comparison simulation on these league sizes instead")
+    parser.add_argument("--target", type=float, default=0.9)
+    parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     methods = [m for m in args.methods.split(",") if m]
+    if args.active:
+        sizes = [int(x) for x in args.active.split(",")]
+        report = {"target": args.target, "runs": []}
+        print(f"Comparisons per item until Kendall tau-b >= {args.target} (BTL leagues, v ~ U[0, 5]; "
+              f"rounds of n/5 comparisons; BTL(alpha=1) refit each round)")
+        print("| items | strategy | per league | mean |")
+        print("|---|---|---|---|")
+        for n_items in sizes:
+            for strategy in ("information", "random"):
+                runs = [active_run(n_items, strategy, args.target, seed) for seed in range(args.seeds)]
+                report["runs"].append({"n_items": n_items, "strategy": strategy, "runs": runs})
+                needed = [r["per_item"] for r in runs]
+                shown = ", ".join("not reached" if x is None else f"{x:.1f}" for x in needed)
+                reached = [x for x in needed if x is not None]
+                mean = f"{np.mean(reached):.1f}" if len(reached) == len(needed) else "–"
+                print(f"| {n_items:,} | {strategy} | {shown} | {mean} |", flush=True)
+        (RESULTS.parent / "ranking_active.json").write_text(json.dumps(report))
+        return
     if args.std_items:
         if not os.environ.get("NUMBA_NUM_THREADS"):  # one thread: re-run this process with the limits set
             os.execve(sys.executable, [sys.executable, __file__, *sys.argv[1:]], {**os.environ, **ONE_THREAD})

@@ -12,6 +12,9 @@
   counting, online (``partial_fit``) and distributed on Dask (:class:`DaskComparisons`).
 - :class:`RankSVM`: the feature baselines (linear, or on random Fourier features).
 - :class:`SiameseRanker`: the Siamese-network feature baseline (a shared-weight tower f(x)).
+- :func:`suggest_pairs`: the pairs whose comparison a fitted BTL or
+  PlackettLuce expects to learn most from (information gain under its
+  Laplace posterior, or the likeliest rank swaps).
 - :func:`rank`: one call, a method name and its parameters; returns a :class:`RankResult`.
 - :func:`evaluate`: scores against held-out comparisons and true scores; returns a :class:`RankingEvaluation`.
 - :mod:`paucity.ranking.metrics`: Kendall's tau-b, inversions, footrule, displacement, held-out error.
@@ -28,6 +31,7 @@ _WHERE = {
     "Rankings": "rankings",
     "Choices": "rankings",
     "PlackettLuce": "plackett_luce",
+    "suggest_pairs": "suggest",
     "Ranker": "base",
     "RankCentrality": "centrality",
     "BTL": "btl",
