@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.special import expit, ndtr
 
@@ -112,3 +113,36 @@ def test_errors():
     tied = BTL(ties="davidson").fit([[0, 1], [1, 2], [2, 0], [0, 1]], [0, 0.5, 1, 1])
     with pytest.raises(ParameterError, match="without ties"):
         suggest_pairs(tied, 1)
+
+
+# -- the command line: paucity rank-suggest ----------------------------------------------------------
+def test_rank_suggest_writes_what_suggest_pairs_picks(tmp_path):
+    from typer.testing import CliRunner
+
+    from paucity.cli import app
+
+    rng = np.random.default_rng(5)
+    v = rng.normal(size=8)
+    i = rng.integers(0, 8, 60)
+    j = (i + rng.integers(1, 8, 60)) % 8
+    winner = np.where(rng.random(60) < expit(v[j] - v[i]), j, i)
+    table = pd.DataFrame({"home": i, "away": j, "winner": winner})
+    path = tmp_path / "games.csv"
+    table.to_csv(path, index=False)
+    out = tmp_path / "next_pairs.csv"
+    result = CliRunner().invoke(app, ["rank-suggest", str(path), "--i-column", "home", "--j-column", "away",
+                                      "--winner-column", "winner", "--n", "4", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    written = pd.read_csv(out)
+    expected = suggest_pairs(
+        BTL(alpha=1.0).fit(Comparisons.from_dataframe(table, i="home", j="away", winner="winner")), 4
+    )
+    assert written[["i", "j"]].values.tolist() == expected[["i", "j"]].values.tolist()
+    np.testing.assert_allclose(written["score"], expected["score"], rtol=1e-9)
+    # candidates restrict the pairs; a request for more pairs than candidates fails in one line, writing nothing
+    pd.DataFrame({"a": [0, 2], "b": [1, 3]}).to_csv(tmp_path / "allowed.csv", index=False)
+    result = CliRunner().invoke(app, ["rank-suggest", str(path), "--i-column", "home", "--j-column", "away",
+                                      "--winner-column", "winner", "--n", "3", "--candidates",
+                                      str(tmp_path / "allowed.csv"), "--out", str(tmp_path / "x.csv")])
+    assert result.exit_code != 0 and "only 2 candidate pairs" in result.output
+    assert not (tmp_path / "x.csv").exists()

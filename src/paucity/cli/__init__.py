@@ -14,7 +14,7 @@ from .differences import differences
 from .markers import markers
 from .markers_benchmark import markers_benchmark
 from .multiselect import multiselect
-from .rank import rank, rank_evaluate
+from .rank import rank, rank_evaluate, rank_suggest
 from .serve import serve
 
 app = typer.Typer(
@@ -47,6 +47,7 @@ for _name, _function in (
     ("markers-benchmark", markers_benchmark),
     ("rank", rank),
     ("rank-evaluate", rank_evaluate),
+    ("rank-suggest", rank_suggest),
     ("differences", differences),
     ("multiselect", multiselect),
     ("cluster-active", cluster_active),

@@ -1,10 +1,12 @@
-"""``paucity rank`` and ``paucity rank-evaluate``: ranking items from a file of comparisons.
+"""``paucity rank``, ``paucity rank-evaluate`` and ``paucity rank-suggest``: ranking items from a file of comparisons.
 
 ``rank`` reads the comparisons (and item features), calls
 :func:`paucity.ranking.rank` once and writes its
 :meth:`~paucity.ranking.RankResult.to_frame`; ``rank-evaluate`` reads scores
 and held-out comparisons, calls :func:`paucity.ranking.evaluate` once and
-prints (and writes) its :meth:`~paucity.ranking.RankingEvaluation.to_frame`.
+prints (and writes) its :meth:`~paucity.ranking.RankingEvaluation.to_frame`;
+``rank-suggest`` fits BTL to the comparisons and writes the pairs
+:func:`paucity.ranking.suggest_pairs` picks to compare next.
 Which options apply to which method is decided by the library.
 """
 
@@ -21,7 +23,7 @@ from ._command import one_line_errors
 from ._options import quiet
 from ._tables import check_columns
 
-__all__ = ["rank", "rank_evaluate"]
+__all__ = ["rank", "rank_evaluate", "rank_suggest"]
 
 _COMPARISONS_HELP = "A .csv/.tsv/.txt/.parquet table with one comparison per row."
 
@@ -141,6 +143,69 @@ def rank_evaluate(
     if out is None or not quiet():
         for name, value in result.to_dict().items():
             typer.echo(f"{name:>22}  {value:.6g}")
+
+
+def rank_suggest(
+    comparisons: Path = typer.Argument(..., help=_COMPARISONS_HELP),
+    i_column: str = typer.Option(..., "--i-column", help="Column of the first item of each comparison."),
+    j_column: str = typer.Option(..., "--j-column", help="Column of the second item."),
+    winner_column: Optional[str] = typer.Option(None, "--winner-column", help="Column holding the winner's label."),
+    y_column: Optional[str] = typer.Option(None, "--y-column", help="Column of 0/1 outcomes, 1 when the --j-column item won."),
+    weight_column: Optional[str] = typer.Option(None, "--weight-column", help="Column of weights or counts per comparison."),
+    n_pairs: int = typer.Option(20, "--n-pairs", "--n", help="How many pairs to suggest."),
+    strategy: str = typer.Option(
+        "information", "--strategy", help="information (expected information gain), uncertainty (likeliest rank swaps) or random."
+    ),
+    alpha: float = typer.Option(
+        1.0, "--alpha", help="Weight of BTL's penalty (alpha/2)·||v||², so that every item gets a score (default 1)."
+    ),
+    candidates: Optional[Path] = typer.Option(
+        None, "--candidates", help="A table of the pairs that may be asked: its first two columns, item labels."
+    ),
+    random_state: Optional[int] = typer.Option(None, "--random-state", help="Seed of --strategy random."),
+    out: Path = typer.Option(Path("next_pairs.csv"), "--out", "-o", help="Where to write i, j, score and probability (CSV)."),
+) -> None:
+    """Suggest the pairs to compare next: those a BTL fit of the comparisons expects to learn most from.
+
+    Fits BTL(alpha) to the comparisons, scores candidate pairs under its Laplace posterior and writes the
+    chosen pairs in the order picked: i, j, score and probability (that j is preferred to i). Candidates
+    default to every pair (up to 300 items) or each item with its 10 neighbours on each side in the fitted
+    ranking. Nothing is written when the command fails.
+
+    \b
+    Example:
+      paucity rank-suggest games.csv --i-column home --j-column away --winner-column winner --n 20 --out next_pairs.csv
+    """
+    from .. import io
+    from ..ranking import BTL, suggest_pairs
+
+    with one_line_errors():
+        out = io.check_output_path(out, option="--out")
+        data = _comparisons(comparisons, i_column, j_column, winner_column, y_column, weight_column)
+        allowed = None
+        if candidates is not None:
+            frame = io.read_frame(candidates)
+            if frame.shape[1] < 2:
+                raise ParameterError(f"--candidates {candidates} needs two columns (the two items of each pair).")
+            frame = io.read_frame(candidates, text_columns=list(frame.columns[:2]))
+            allowed = _matching_labels(frame.iloc[:, :2], data.items)
+        start = time.perf_counter()
+        model = BTL(alpha=alpha).fit(data)
+        table = suggest_pairs(model, n_pairs, strategy=strategy, candidates=allowed, random_state=random_state)
+        seconds = time.perf_counter() - start
+        io.write_csv(table, out, index=False)
+    if not quiet():
+        typer.echo(f"{len(table)} pairs suggested among {data.n_items} items in {seconds:.2f} s; written to {out}")
+
+
+def _matching_labels(frame, items):
+    """Candidate labels read as text, given the items' own labels when those are not text (numbers in a CSV)."""
+    import pandas as pd
+
+    if pd.api.types.is_object_dtype(items.dtype) or pd.api.types.is_string_dtype(items.dtype):
+        return frame
+    as_text = {str(label): label for label in items}
+    return frame.apply(lambda column: column.map(lambda label: as_text.get(str(label), label)))
 
 
 # -- reading the tables ---------------------------------------------------------------------------
