@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from paucity._errors import ParameterError
+from paucity._errors import ParameterError, PaucityWarning
 from paucity.differences import PDA, pair_costs, project_unit_trace_psd, soft_threshold, wasserstein_1d, weighted_scatter
 from paucity.differences.divergences import feature_wasserstein
 from paucity.differences.projections import low_rank_pair_costs
@@ -142,12 +142,35 @@ def test_the_prefilter_changes_nothing_when_it_keeps_every_feature():
         np.testing.assert_array_equal(same.beta_, everything.beta_)
 
 
-def test_the_prefilter_keeps_the_features_of_largest_marginal_divergence():
-    X, Y, planted = planted_problem(n=80, m=70, d=30, n_planted=3, shift=2.0)
-    model = PDA(sparsity="l1", n_features=2, prefilter=3, max_iter=60, n_restarts=1, random_state=0).fit(X, Y)
-    np.testing.assert_array_equal(model.prefiltered_, planted)
-    assert set(model.selected_) <= set(planted)
-    assert model.relaxation_.beta.shape == (3,)
+def test_the_prefilter_keeps_half_by_marginal_divergence_and_half_by_change_of_covariance():
+    from paucity.differences.pda import prefilter_features
+
+    X, Y, planted = planted_problem(n=200, m=190, d=30, n_planted=3, shift=2.0)
+    rng = np.random.default_rng(5)
+    factor = rng.normal(size=(190, 1))
+    joint = np.array([20, 21, 22, 23])  # the same N(0, 1) marginals in both samples, a shared factor in Y
+    Y[:, joint] = (rng.normal(size=(190, 4)) + factor) / np.sqrt(2.0)
+    X[:, 7] = 1.0
+    Y[:, 7] = 1.0  # constant: never kept
+    varying = np.ones(30, dtype=bool)
+    varying[7] = False
+    kept = prefilter_features(X, Y, varying, 8)  # 4 by marginal divergence, 4 by change of covariance
+    assert len(kept) == 8 and np.isin(planted, kept).all() and np.isin(joint, kept).all()
+    with pytest.warns(PaucityWarning, match="constant"):
+        model = PDA(sparsity="l1", n_features=2, prefilter=8, max_iter=60, n_restarts=1, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(model.prefiltered_, kept)
+    assert model.relaxation_.beta.shape == (8,)
+
+
+def test_sparda_finds_a_change_of_correlation_through_the_prefilter():
+    # eight features with N(0, 1) marginals in both samples, sharing a factor in Y: no marginal screen sees them
+    rng = np.random.default_rng(1)
+    joint = [10, 75, 140, 300, 333, 470, 512, 590]
+    X, Y = rng.normal(size=(300, 600)), rng.normal(size=(300, 600))
+    Y[:, joint] = (Y[:, joint] + rng.normal(size=(300, 1))) / np.sqrt(2.0)
+    model = PDA(sparsity="l1", n_features=8, max_iter=100, n_restarts=1, random_state=0).fit(X, Y)
+    assert np.isin(joint, model.prefiltered_).all()
+    assert np.isin(model.selected_, joint).sum() >= 5  # 5 of 8 (and 3 noise features) on this draw
 
 
 def test_a_prefilter_below_n_features_is_refused():
