@@ -34,9 +34,11 @@ compared), then rounds of ``n/5`` new comparisons chosen by
 ``suggest_pairs(strategy="information")`` or uniformly at random among
 all pairs, each answered by BTL and followed by a refit of
 ``BTL(alpha=1)``; it reports the comparisons per item each needed to reach
-Kendall tau-b ``--target`` against the true order, over ``--seeds`` leagues::
+Kendall tau-b ``--target`` against the true order (at most ``--budget`` per
+item), over ``--seeds`` leagues::
 
-    python benchmarks/ranking_pl.py --active 100,1000 --target 0.9 --seeds 3
+    python benchmarks/ranking_pl.py --active 100 --target 0.9 --seeds 3
+    python benchmarks/ranking_pl.py --active 1000 --target 0.9 --seeds 1
 
 It prints a markdown table (speed-up of each paucity fit over choix, the
 largest difference of the centred estimates, Kendall tau-b against the true
@@ -143,7 +145,7 @@ def time_std(n_items: int, size: int) -> dict:
             "std_cpu_seconds": cpu, "median_std": float(np.median(std))}
 
 
-def active_run(n_items: int, strategy: str, target: float, seed: int, max_per_item: float = 60.0) -> dict:
+def active_run(n_items: int, strategy: str, target: float, seed: int, max_per_item: float = 200.0) -> dict:
     """One league: comparisons per item until Kendall tau-b reaches target (None if not within the budget)."""
     from paucity.datasets import btl_scores, sample_pairs
     from paucity.ranking import BTL, Comparisons, suggest_pairs
@@ -203,6 +205,7 @@ def main(argv=None) -> None:
     parser.add_argument("--active", help="run the active-comparison simulation on these league sizes instead")
     parser.add_argument("--target", type=float, default=0.9)
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--budget", type=float, default=200.0, help="comparisons per item at most (--active)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     methods = [m for m in args.methods.split(",") if m]
@@ -215,7 +218,7 @@ def main(argv=None) -> None:
         print("|---|---|---|---|")
         for n_items in sizes:
             for strategy in ("information", "random"):
-                runs = [active_run(n_items, strategy, args.target, seed) for seed in range(args.seeds)]
+                runs = [active_run(n_items, strategy, args.target, seed, args.budget) for seed in range(args.seeds)]
                 report["runs"].append({"n_items": n_items, "strategy": strategy, "runs": runs})
                 needed = [r["per_item"] for r in runs]
                 shown = ", ".join("not reached" if x is None else f"{x:.1f}" for x in needed)
