@@ -361,7 +361,7 @@ def analyze(
         Centre and scale every feature within each sample first
         (:func:`marginal_normalize`), in the fit and in every permutation.
         The prefilter of SPARDA (:class:`PDA`'s ``prefilter``) is then off:
-        it ranks features by their marginal differences, which the
+        half of it ranks features by their marginal differences, which the
         normalization removes.
     standardize : bool, default False
         Divide every feature by its standard deviation over the pooled rows
