@@ -12,6 +12,10 @@ projects B back onto the unit-trace PSD cone and soft-thresholds it by
 n·m costs come from one matrix product (:func:`pair_costs`) and the B
 subgradient from four (:func:`weighted_scatter`): an iteration costs
 O(nmd + (n+m)d² + d³), not O(d³n²), and no d × d matrix is formed per pair.
+While B is of low rank r and not thresholded, the costs come through its
+factor L (B = LLᵀ, :func:`~paucity.differences.projections.low_rank_pair_costs`)
+in O(nmr); the margins, active pairs and their counts of an iteration reuse
+two buffers of the block's size.
 """
 
 from __future__ import annotations
