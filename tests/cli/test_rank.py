@@ -176,7 +176,7 @@ def test_bad_outcome_column(tmp_path):
     path.write_text("home,away,y\na,b,2\n")
     out = tmp_path / "scores.csv"
     result = runner.invoke(app, ["rank", str(path), "--i-column", "home", "--j-column", "away", "--y-column", "y", "--out", str(out)])
-    fails_in_one_line(result, "0 (i preferred) or 1")
+    fails_in_one_line(result, "0 (i preferred), 1 (j preferred) or 0.5 (a draw)")
     assert not out.exists()
 
 
@@ -275,3 +275,62 @@ def test_old_column_spellings_still_work_with_a_warning(league, tmp_path, comman
         assert "kendall_tau_b" in result.stdout
         assert "--truth-col is deprecated and will be removed; use --truth-column" in result.stderr
     assert "--i-col is deprecated and will be removed; use --i-column" in result.stderr
+
+
+# -- draws ----------------------------------------------------------------------------------------
+DRAWS = "home,away,winner,draw\na,b,a,0\nb,c,,1\nc,a,c,0\na,b,b,0\nb,c,c,0\nc,a,a,0\na,c,,1\nb,a,b,1\nc,b,c,0\n"
+
+
+def test_rank_fits_draws_with_btl_ties(tmp_path):
+    path = tmp_path / "draws.csv"
+    path.write_text(DRAWS)
+    out = tmp_path / "scores.csv"
+    args = ["rank", str(path), "--i-column", "home", "--j-column", "away", "--winner-column", "winner", "--tie-column", "draw",
+            "--method", "btl", "--ties", "rao-kupper", "--alpha", "0.5", "--out", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    written = pd.read_csv(out, dtype={"item": str}).set_index("item")["score"]
+    table = pd.read_csv(path, dtype=str).assign(draw=lambda t: t["draw"].astype(int))
+    expected = BTL(ties="rao-kupper", alpha=0.5).fit(
+        Comparisons.from_dataframe(table, i="home", j="away", winner="winner", tie="draw")
+    ).scores_
+    assert expected.idxmax() == "c"  # c won one game more than a and b
+    pd.testing.assert_series_equal(written.sort_index(), expected.sort_index(), check_names=False, atol=1e-12, rtol=0)
+
+
+@pytest.mark.parametrize(
+    "columns, extra",
+    [
+        (["--winner-column", "winner", "--tie", "draw"], []),
+        (["--winner-column", "winner", "--tie", "draw"], ["--method", "btl"]),
+        (["--y-column", "y"], ["--method", "bre"]),
+    ],
+)
+def test_rank_refuses_draws_without_a_tie_model(tmp_path, columns, extra):
+    path = tmp_path / "draws.csv"
+    path.write_text("home,away,winner,draw,y\na,b,a,0,0\nb,c,,1,0.5\nc,a,c,0,0\na,b,b,0,1\n")
+    out = tmp_path / "scores.csv"
+    result = runner.invoke(app, ["rank", str(path), "--i-column", "home", "--j-column", "away", *columns, *extra, "--out", str(out)])
+    fails_in_one_line(result, "holds draws, which only --method btl --ties davidson (or rao-kupper) can fit")
+    assert not out.exists()
+
+
+def test_rank_ties_needs_btl(tmp_path):
+    path = tmp_path / "draws.csv"
+    path.write_text(DRAWS)
+    args = ["rank", str(path), "--i-column", "home", "--j-column", "away", "--winner-column", "winner", "--tie", "draw",
+            "--method", "bre", "--ties", "davidson", "--out", str(tmp_path / "s.csv")]
+    fails_in_one_line(runner.invoke(app, args), "method 'bre' has no parameter 'ties'")
+
+
+def test_rank_evaluate_and_suggest_refuse_draws(tmp_path):
+    path = tmp_path / "draws.csv"
+    path.write_text("home,away,y\na,b,1\nb,c,0.5\nc,a,0\n")
+    scores = tmp_path / "scores.csv"
+    scores.write_text("item,score\na,1\nb,0\nc,-1\n")
+    columns = ["--i-column", "home", "--j-column", "away", "--y-column", "y"]
+    fails_in_one_line(runner.invoke(app, ["rank-evaluate", str(scores), str(path), *columns]), "held_out_error cannot use draws")
+    out = tmp_path / "next.csv"
+    result = runner.invoke(app, ["rank-suggest", str(path), *columns, "--out", str(out)])
+    fails_in_one_line(result, "cannot use draws")
+    assert not out.exists()

@@ -134,8 +134,8 @@ VALID = (["a", "b"], ["b", "c"], [0, 1])  # i, j, y of two valid comparisons
     [
         ((["a", "b"], ["b", "b"], [0, 1]), {}, InputError, "comparison 1 compares item 'b' with itself"),
         (([0, 3], [1, 3], [0, 1]), {}, InputError, "comparison 1 compares item 3 with itself"),
-        ((["a", "b"], ["b", "c"], [0, 2]), {}, InputError, r"y must be 0 \(i preferred\) or 1 \(j preferred\); comparison 1 has y = 2"),
-        ((["a", "b"], ["b", "c"], [0.5, 1]), {}, InputError, "comparison 0 has y = 0.5"),
+        ((["a", "b"], ["b", "c"], [0, 2]), {}, InputError, r"y must be 0 \(i preferred\), 1 \(j preferred\) or 0.5 \(a draw\); comparison 1 has y = 2"),
+        ((["a", "b"], ["b", "c"], [0.25, 1]), {}, InputError, "comparison 0 has y = 0.25"),
         ((["a", "b"], ["b", "c"], ["yes", "no"]), {}, InputTypeError, "y must hold 0/1 outcomes"),
         ((["a", "b"], ["b", "c"], [0, np.nan]), {}, InputError, r"y has a missing outcome \(NaN\) at comparison 1"),
         ((["a", "b"], ["b", "c"], [0, None]), {}, InputError, r"y has a missing outcome \(NaN\) at comparison 1"),

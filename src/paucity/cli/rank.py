@@ -39,7 +39,15 @@ def rank(
         None, "--y-column", help="Column of 0/1 outcomes, 1 when the --j-column item won (instead of --winner-column)."
     ),
     weight_column: Optional[str] = typer.Option(None, "--weight-column", help="Column of weights or counts per comparison."),
+    tie_column: Optional[str] = typer.Option(
+        None, "--tie-column", "--tie",
+        help="Column of booleans or 0/1 marking draws (a draw's winner or y cell is ignored and may be empty); "
+        "a --y-column may also hold 0.5 for a draw. Draws need --method btl --ties.",
+    ),
     method: str = typer.Option("rank_centrality", "--method", help="rank_centrality, btl, bre, ure or rank_svm."),
+    ties: Optional[str] = typer.Option(
+        None, "--ties", help="btl: the model of draws, davidson or rao-kupper (its tie parameter is estimated)."
+    ),
     transition: Optional[str] = typer.Option(None, "--transition", help="rank_centrality: nos, ra or sampling (default nos)."),
     regularization: Optional[str] = typer.Option(
         None,
@@ -73,6 +81,7 @@ def rank(
     Examples:
       paucity rank games.csv --i-column home --j-column away --winner-column winner --lam 0.01 --out scores.csv
       paucity rank games.csv --i-column home --j-column away --y-column y --method btl --alpha 1 --out scores.csv
+      paucity rank games.csv --i-column home --j-column away --winner-column winner --tie-column draw --method btl --ties davidson
     """
     from .. import io
     from ..ranking import rank as rank_items
@@ -81,13 +90,18 @@ def rank(
         out = io.check_output_path(out, option="--out")
         if item_column is not None and features is None:
             raise ParameterError("--item-column names the item column of --features; give --features too, or leave it out.")
-        data = _comparisons(comparisons, i_column, j_column, winner_column, y_column, weight_column)
+        data = _comparisons(comparisons, i_column, j_column, winner_column, y_column, weight_column, tie_column)
+        if data.has_ties and ties is None:
+            raise ParameterError(
+                f"{comparisons} holds draws, which only --method btl --ties davidson (or rao-kupper) can fit; "
+                "add those options, or drop the draws."
+            )
         item_features = _features(features, item_column) if features is not None else None
         params = {
             name: value
             for name, value in (
                 ("transition", transition), ("lam", lam), ("alpha", alpha), ("kernel", kernel), ("sigma", sigma),
-                ("tau", tau), ("random_state", random_state),
+                ("tau", tau), ("random_state", random_state), ("ties", ties),
             )
             if value is not None
         }
@@ -209,7 +223,7 @@ def _matching_labels(frame, items):
 
 
 # -- reading the tables ---------------------------------------------------------------------------
-def _comparisons(path: Path, i_column: str, j_column: str, winner_column, y_column, weight_column):
+def _comparisons(path: Path, i_column: str, j_column: str, winner_column, y_column, weight_column, tie_column=None):
     from .. import io
     from ..ranking import Comparisons
 
@@ -222,9 +236,11 @@ def _comparisons(path: Path, i_column: str, j_column: str, winner_column, y_colu
     check_columns(
         frame, path,
         {"--i-column": i_column, "--j-column": j_column, "--winner-column": winner_column, "--y-column": y_column,
-         "--weight-column": weight_column},
+         "--weight-column": weight_column, "--tie-column": tie_column},
     )
-    return Comparisons.from_dataframe(frame, i=i_column, j=j_column, winner=winner_column, y=y_column, weights=weight_column)
+    return Comparisons.from_dataframe(
+        frame, i=i_column, j=j_column, winner=winner_column, y=y_column, weights=weight_column, tie=tie_column
+    )
 
 
 def _features(path: Path, item_column: Optional[str]):

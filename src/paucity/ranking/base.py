@@ -25,7 +25,7 @@ from sklearn.base import BaseEstimator
 
 from .._errors import InputError, InputTypeError
 from .._validation import check_is_fitted
-from .comparisons import Comparisons
+from .comparisons import Comparisons, require_no_ties
 from .metrics import held_out_error, order_by_scores
 
 __all__ = ["Ranker", "as_comparisons", "centred", "dask_comparisons_class", "order_by_scores"]
@@ -49,8 +49,11 @@ def centred(log_values) -> np.ndarray:
     return values
 
 
-def as_comparisons(X, y=None, sample_weight=None) -> Comparisons:
-    """A :class:`Comparisons` from what ``fit`` was given.
+def as_comparisons(X, y=None, sample_weight=None, *, model: str = "this estimator") -> Comparisons:
+    """A :class:`Comparisons` from what ``fit`` was given, refusing draws.
+
+    ``model`` names the caller in the error raised when the comparisons hold
+    a draw (``y = 0.5``), which only ``BTL(ties=...)`` can fit.
 
     Examples
     --------
@@ -62,6 +65,7 @@ def as_comparisons(X, y=None, sample_weight=None) -> Comparisons:
             raise InputError("y must not be given with a Comparisons object, which holds its own outcomes.")
         if sample_weight is not None:
             raise InputError("sample_weight must not be given with a Comparisons object; set its weights instead.")
+        require_no_ties(X, model)
         return X
     if X is None:
         raise InputTypeError("fit needs a Comparisons object, or X of shape (m, 2) with y.")
@@ -75,7 +79,9 @@ def as_comparisons(X, y=None, sample_weight=None) -> Comparisons:
         )
     if y is None:
         raise InputError("y is needed with X: 1 when the second item of a row was preferred, 0 when the first was.")
-    return Comparisons(pairs[:, 0], pairs[:, 1], y, weights=sample_weight)
+    comparisons = Comparisons(pairs[:, 0], pairs[:, 1], y, weights=sample_weight)
+    require_no_ties(comparisons, model)
+    return comparisons
 
 
 def dask_comparisons_class():
@@ -146,7 +152,7 @@ class Ranker(BaseEstimator):
     def score(self, X, y=None, sample_weight=None) -> float:
         """Fraction of held-out comparisons whose winner is the higher-scored item (ties count half)."""
         check_is_fitted(self, "scores_")
-        held = as_comparisons(X, y, sample_weight)
+        held = as_comparisons(X, y, sample_weight, model=f"{type(self).__name__}.score")
         return 1.0 - held_out_error(self.scores_, held)
 
 

@@ -301,7 +301,7 @@ class BTL(LaplaceUncertainty, Ranker):
         if params["home_advantage"]:
             return self._fit_home(X, y, sample_weight, alpha, tol, max_iter)
         self._fitted_ties = None
-        comparisons = as_comparisons(X, y, sample_weight)
+        comparisons = as_comparisons(X, y, sample_weight, model="BTL with ties=None")
         if alpha == 0:
             _check_mle_exists(comparisons)
         result = btl_maximum_likelihood(comparisons.pairs, alpha=alpha, tol=tol, max_iter=max_iter)
@@ -349,7 +349,7 @@ class BTL(LaplaceUncertainty, Ranker):
         return self
 
     def _fit_home(self, X, y, sample_weight, alpha, tol, max_iter):
-        comparisons = as_comparisons(X, y, sample_weight)
+        comparisons = as_comparisons(X, y, sample_weight, model="BTL(home_advantage=True)")
         table = home_table(comparisons.i, comparisons.j, comparisons.y, comparisons.weights, comparisons.n_items)
         if alpha == 0:
             _check_mle_exists(comparisons)

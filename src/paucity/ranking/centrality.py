@@ -175,7 +175,7 @@ class RankCentrality(Ranker):
         dask_input = dask_comparisons_class()
         if dask_input is not None and isinstance(X, dask_input):
             return self._fit_dask(X, params)
-        comparisons = as_comparisons(X, y, sample_weight)
+        comparisons = as_comparisons(X, y, sample_weight, model="RankCentrality")
         lam = _lam(params["lam"], comparisons.n_items, regularization)
         chain = transition_matrix(comparisons, transition, params["pair_probabilities"])
         similarity = _similarity(comparisons, params) if regularization == "similarity" else None

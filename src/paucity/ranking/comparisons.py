@@ -2,7 +2,9 @@
 
 The convention is the seed's (seed 000, §3.1): an observation ``(i, j, y)``
 says that items ``i`` and ``j`` were compared and ``y = 1`` when ``j`` was
-preferred to ``i`` (``y = 0`` when ``i`` was).
+preferred to ``i`` (``y = 0`` when ``i`` was); ``y = 0.5`` is a draw, which
+only ``BTL(ties=...)`` can use (:func:`require_no_ties` is the one check every
+other consumer calls).
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ from scipy.sparse.csgraph import connected_components
 
 from .._errors import InputError, InputTypeError, PaucityError, ShapeMismatchError
 
-__all__ = ["Comparisons", "PairTable"]
+__all__ = ["Comparisons", "PairTable", "TIE_MODEL", "require_no_ties", "draw_message"]
+
+# what every refusal of a draw names as the model to use instead
+TIE_MODEL = "BTL(ties='davidson')"
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -154,13 +159,48 @@ def shown_label(label) -> str:
     return repr(label)
 
 
+def draw_message(model: str, first: int) -> str:
+    """The one-line refusal of a draw by ``model`` (comparison ``first`` is the first draw).
+
+    Examples
+    --------
+    >>> draw_message("RankCentrality", 3)
+    "RankCentrality cannot use draws (y = 0.5; comparison 3 is one): fit BTL(ties='davidson') (or ties='rao-kupper'), or drop the draws."
+    """
+    return (
+        f"{model} cannot use draws (y = 0.5; comparison {first} is one): fit {TIE_MODEL} "
+        "(or ties='rao-kupper'), or drop the draws."
+    )
+
+
+def require_no_ties(comparisons, model: str) -> None:
+    """Raise :class:`~paucity.InputError` naming ``model`` when ``comparisons`` hold a draw (``y = 0.5``).
+
+    The single check shared by every estimator, metric and reader that reads
+    outcomes as 0/1 (all but ``BTL(ties=...)``).
+
+    Examples
+    --------
+    >>> c = Comparisons(["a", "b"], ["b", "c"], [1, 0.5])
+    >>> require_no_ties(c, "BRE")
+    Traceback (most recent call last):
+    ...
+    paucity._errors.InputError: BRE cannot use draws (y = 0.5; comparison 1 is one): fit BTL(ties='davidson') (or ties='rao-kupper'), or drop the draws.
+    """
+    if comparisons.has_ties:
+        raise InputError(draw_message(model, int(np.flatnonzero(np.asarray(comparisons.y) == 0.5)[0])))
+
+
+_OUTCOMES = "0/1 outcomes (1 when j was preferred to i, 0.5 for a draw)"
+
+
 def _outcomes(y, n: int) -> np.ndarray:
     if isinstance(y, (pd.Series, pd.Index)):
         y = y.to_numpy()
     try:
         array = np.asarray(y)
     except (TypeError, ValueError, OverflowError):  # ragged nested sequences, mixed text and bytes
-        raise InputTypeError("y must hold 0/1 outcomes (1 when j was preferred to i), one per comparison.") from None
+        raise InputTypeError(f"y must hold {_OUTCOMES}, one per comparison.") from None
     if array.ndim != 1:
         raise InputError(f"y must be 1-dimensional (one outcome per comparison), got shape {array.shape}.")
     if len(array) != n:
@@ -169,25 +209,51 @@ def _outcomes(y, n: int) -> np.ndarray:
         return array.astype(np.int8)
     if array.dtype.kind not in "iuf" and len(array):
         if array.dtype.kind == "c":
-            raise InputTypeError("y must hold 0/1 outcomes (1 when j was preferred to i), got complex numbers.")
+            raise InputTypeError(f"y must hold {_OUTCOMES}, got complex numbers.")
         try:
             array = array.astype(np.float64)
         except (TypeError, ValueError, OverflowError):
-            raise InputTypeError(
-                f"y must hold 0/1 outcomes (1 when j was preferred to i), got values such as {array[0]!r}."
-            ) from None
+            raise InputTypeError(f"y must hold {_OUTCOMES}, got values such as {array[0]!r}.") from None
     if array.dtype.kind == "f":
         bad = np.isnan(array)
         if bad.any():
             raise InputError(f"y has a missing outcome (NaN) at comparison {int(np.flatnonzero(bad)[0])}.")
-    bad = (array != 0) & (array != 1)
+    bad = (array != 0) & (array != 1) & (array != 0.5)
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
-        draw = " A draw (0.5) needs BTL(ties='davidson') or BTL(ties='rao-kupper')." if array[first] == 0.5 else ""
         raise InputError(
-            f"y must be 0 (i preferred) or 1 (j preferred); comparison {first} has y = {shown_label(array[first])}.{draw}"
+            f"y must be 0 (i preferred), 1 (j preferred) or 0.5 (a draw); comparison {first} has "
+            f"y = {shown_label(array[first])}."
         )
+    if array.dtype.kind == "f" and (array == 0.5).any():
+        return array.astype(np.float64)  # draws: the outcomes stay fractional
     return array.astype(np.int8)
+
+
+def _tie_flags(values, name: str) -> np.ndarray:
+    """A bool per row from a bool or 0/1 column (the ``tie=`` column of :meth:`Comparisons.from_dataframe`)."""
+    series = pd.Series(values)
+    if series.isna().any():
+        first = int(np.flatnonzero(series.isna().to_numpy())[0])
+        raise InputError(f"column {name!r} (given as tie=) has a missing value at row {first}; use 1 for a draw, 0 otherwise.")
+    array = series.to_numpy()
+    if array.dtype == bool:
+        return array
+    if array.dtype.kind in "iuf":
+        bad = (array != 0) & (array != 1)
+        if not bad.any():
+            return array == 1
+        first = int(np.flatnonzero(bad)[0])
+        shown = shown_label(array[first])
+    else:
+        flags = [value if isinstance(value, (bool, np.bool_)) else None for value in array]
+        if all(flag is not None for flag in flags):
+            return np.asarray(flags, dtype=bool)
+        first = next(k for k, flag in enumerate(flags) if flag is None)
+        shown = repr(array[first])
+    raise InputError(
+        f"column {name!r} (given as tie=) must hold booleans or 0/1 (1 for a draw); row {first} has {shown}."
+    )
 
 
 def _weights(weights, n: int) -> np.ndarray | None:
@@ -221,9 +287,12 @@ class Comparisons:
         The two items of each comparison. Any hashable labels (strings,
         integers, tuples); they are mapped to positions ``0..n_items-1`` in
         :attr:`items` and back.
-    y : sequence of {0, 1}, length m
+    y : sequence of {0, 0.5, 1}, length m
         The outcome: 1 when ``j`` was preferred to ``i``, 0 when ``i`` was
-        (the convention of seed 000, §3.1). Booleans are accepted.
+        (the convention of seed 000, §3.1), 0.5 for a draw. Booleans are
+        accepted. Only ``BTL(ties="davidson")`` and ``BTL(ties="rao-kupper")``
+        can fit draws; every other estimator, metric and path refuses
+        comparisons that hold one (see :attr:`has_ties`).
     weights : sequence of float, length m, optional
         A non-negative weight or count per comparison (an observation seen
         three times may be given once with weight 3).
@@ -243,8 +312,10 @@ class Comparisons:
     ----------
     i, j : ndarray of int64
         Positions in :attr:`items` of the two items of each comparison.
-    y : ndarray of int8
+    y : ndarray of int8, or of float64 when there is a draw
         The outcomes.
+    has_ties : bool
+        Whether any outcome is a draw (``y = 0.5``).
     weights : ndarray of float64 or None
     items : pandas.Index
     n_items, n_comparisons : int
@@ -253,7 +324,7 @@ class Comparisons:
     -----
     Arrays are read-only; no ``n_items × n_items`` matrix is formed except a
     sparse one. Validation rejects an item compared with itself, outcomes
-    other than 0/1, missing labels or outcomes, an empty set, feature rows
+    other than 0, 0.5 and 1, missing labels or outcomes, an empty set, feature rows
     for unknown items and compared items without feature rows.
 
     Examples
@@ -336,13 +407,17 @@ class Comparisons:
         winner: str | None = None,
         weights: str | None = None,
         items=None,
+        tie: str | None = None,
         **kwargs,
     ) -> Comparisons:
         """Comparisons from the named columns of a long-format table.
 
         Give the outcome either as ``y`` (a 0/1 column, 1 when the item in
-        column ``j`` won) or as ``winner`` (a column holding the winning item's
-        label, which must be one of the two compared).
+        column ``j`` won, 0.5 for a draw) or as ``winner`` (a column holding
+        the winning item's label, which must be one of the two compared).
+        ``tie`` names a column of booleans or 0/1 marking draws: a row marked
+        1 gets ``y = 0.5`` whatever its ``winner`` or ``y`` holds, and there
+        that cell is ignored and may be missing (empty, NaN or None).
 
         Examples
         --------
@@ -350,24 +425,29 @@ class Comparisons:
         >>> df = pd.DataFrame({"a": ["x", "y"], "b": ["y", "z"], "won": ["y", "y"]})
         >>> Comparisons.from_dataframe(df, i="a", j="b", winner="won").y.tolist()
         [1, 0]
+        >>> games = df.assign(won=["y", None], draw=[False, True])
+        >>> Comparisons.from_dataframe(games, i="a", j="b", winner="won", tie="draw").y.tolist()
+        [1.0, 0.5]
         """
         if not isinstance(df, pd.DataFrame):
             raise InputTypeError(f"from_dataframe needs a pandas DataFrame, got {type(df).__name__}.")
         if (y is None) == (winner is None):
             raise InputError("give exactly one of y= (a 0/1 outcome column) or winner= (the winner's label column).")
-        for role, column in (("i", i), ("j", j), ("y", y), ("winner", winner), ("weights", weights)):
+        for role, column in (("i", i), ("j", j), ("y", y), ("winner", winner), ("weights", weights), ("tie", tie)):
             if column is not None and column not in df.columns:
                 listed = ", ".join(map(repr, df.columns[:10]))
                 raise InputError(f"column {column!r} (given as {role}=) is not in the table; its columns are {listed}.")
         left, right = df[i], df[j]
+        draw = np.zeros(len(df), dtype=bool) if tie is None else _tie_flags(df[tie].to_numpy(), tie)
         if winner is not None:
             won = df[winner]
-            if won.isna().any():
-                first = int(np.flatnonzero(won.isna().to_numpy())[0])
+            missing = won.isna().to_numpy() & ~draw
+            if missing.any():
+                first = int(np.flatnonzero(missing)[0])
                 raise InputError(f"column {winner!r} has a missing winner at row {first}.")
             is_j = (won == right).to_numpy()
             is_i = (won == left).to_numpy()
-            neither = ~(is_i | is_j)
+            neither = ~(is_i | is_j | draw)
             if neither.any():
                 first = int(np.flatnonzero(neither)[0])
                 raise InputError(
@@ -377,6 +457,9 @@ class Comparisons:
             outcome = is_j.astype(np.int8)
         else:
             outcome = df[y].to_numpy()
+        if draw.any():
+            outcome = pd.Series(outcome).astype(object).to_numpy()
+            outcome[draw] = 0.5
         weight = None if weights is None else df[weights].to_numpy()
         return cls(left.to_numpy(), right.to_numpy(), outcome, weight, items, **kwargs)
 
@@ -398,16 +481,33 @@ class Comparisons:
             extra += f", {self.features.shape[1]} features"
         if self.similarity is not None:
             extra += ", similarity"
+        if self.has_ties:
+            n_draws = int((np.asarray(self.y) == 0.5).sum())
+            extra = f", {n_draws} draw{'s' if n_draws > 1 else ''}" + extra
         return f"Comparisons({self.n_comparisons} comparisons of {self.n_items} items{extra})"
+
+    @cached_property
+    def has_ties(self) -> bool:
+        """Whether any comparison is a draw (``y = 0.5``); only ``BTL(ties=...)`` fits those.
+
+        Examples
+        --------
+        >>> Comparisons(["a", "b"], ["b", "c"], [1, 0.5]).has_ties
+        True
+        """
+        y = np.asarray(self.y)
+        return bool(y.dtype.kind == "f" and (y == 0.5).any())
 
     @property
     def winners(self) -> np.ndarray:
-        """Position of the preferred item of each comparison."""
+        """Position of the preferred item of each comparison (undefined, so an error, with a draw)."""
+        require_no_ties(self, "Comparisons.winners")
         return np.where(self.y == 1, self.j, self.i)
 
     @property
     def losers(self) -> np.ndarray:
-        """Position of the other item of each comparison."""
+        """Position of the other item of each comparison (an error with a draw)."""
+        require_no_ties(self, "Comparisons.losers")
         return np.where(self.y == 1, self.i, self.j)
 
     @property
@@ -437,7 +537,8 @@ class Comparisons:
 
     @cached_property
     def pairs(self) -> PairTable:
-        """The distinct compared pairs with the weight each side won (see :class:`PairTable`)."""
+        """The distinct compared pairs with the weight each side won (see :class:`PairTable`); an error with a draw."""
+        require_no_ties(self, "Comparisons.pairs (win counts by pair)")
         return pair_table(self.i, self.j, self.y, self.weights, self.n_items)
 
     def to_dataframe(self) -> pd.DataFrame:

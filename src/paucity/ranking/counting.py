@@ -186,7 +186,7 @@ def counting_log_scores(scores: np.ndarray) -> np.ndarray:
 
 
 # -- estimators -------------------------------------------------------------------------------------
-def _batch(X, y, sample_weight):
+def _batch(X, y, sample_weight, model: str):
     """Item labels and ItemCounts of what fit or partial_fit was given."""
     dask_class = dask_comparisons_class()
     if dask_class is not None and isinstance(X, dask_class):
@@ -201,7 +201,7 @@ def _batch(X, y, sample_weight):
             "fit was given a Dask array; wrap the positions, outcomes and weights in "
             "paucity.ranking.distributed.DaskComparisons(i, j, y, weights, items=...) to count them on Dask."
         )
-    comparisons = as_comparisons(X, y, sample_weight)
+    comparisons = as_comparisons(X, y, sample_weight, model=model)
     return comparisons.items, comparison_counts(comparisons)
 
 
@@ -254,7 +254,7 @@ class _CountingRanker(Ranker):
         self
         """
         params = validate_params(self)
-        labels, counts = _batch(X, y, sample_weight)
+        labels, counts = _batch(X, y, sample_weight, type(self).__name__)
         if not hasattr(self, "_wins"):
             items = pd.Index(labels)
             wins, losses = counts.wins.copy(), counts.losses.copy()

@@ -33,7 +33,7 @@ import pandas as pd
 
 from .._errors import InputError, InputTypeError, ParameterError, ShapeMismatchError
 from .._validation import Interval, check_parameter
-from .comparisons import Comparisons
+from .comparisons import Comparisons, draw_message, require_no_ties
 from .counting import ItemCounts, win_loss_sums
 
 __all__ = ["DaskComparisons", "block_bounds"]
@@ -89,6 +89,8 @@ def check_chunk(i, j, y, weights, offset: int, n_items: int):
     bad = (y != 0) & (y != 1)
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
+        if y[first] == 0.5:
+            raise InputError(draw_message("DaskComparisons", offset + first))
         raise InputError(
             f"y must be 0 (i preferred) or 1 (j preferred); comparison {offset + first} has y = {y[first].item()!r}."
         )
@@ -355,6 +357,7 @@ class DaskComparisons:
         """
         if not isinstance(comparisons, Comparisons):
             raise InputTypeError(f"from_comparisons needs a Comparisons object, got {type(comparisons).__name__}.")
+        require_no_ties(comparisons, "DaskComparisons")
         return cls.from_arrays(
             comparisons.i, comparisons.j, comparisons.y, comparisons.weights,
             items=comparisons.items, chunks=chunks, n_blocks=n_blocks,

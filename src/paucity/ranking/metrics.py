@@ -19,7 +19,7 @@ import pandas as pd
 
 from .._errors import InputError, InputTypeError, ShapeMismatchError
 from .._validation import BOOLEAN, Options, check_parameter, check_random_state
-from .comparisons import Comparisons
+from .comparisons import Comparisons, require_no_ties
 
 __all__ = [
     "PairCounts",
@@ -580,6 +580,7 @@ def held_out_error(scores, comparisons: Comparisons) -> float:
         raise InputTypeError(
             f"comparisons must be a paucity.ranking.Comparisons, got {type(comparisons).__name__}."
         )
+    require_no_ties(comparisons, "held_out_error")
     values = _item_scores(scores, comparisons)
     left = values[comparisons.i]
     right = values[comparisons.j]

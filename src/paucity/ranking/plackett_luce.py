@@ -38,7 +38,7 @@ from .._errors import InputError, InputTypeError, ParameterError, PaucityWarning
 from .._validation import Interval, Options, validate_params
 from . import _plackett_luce_kernels as kernels
 from .base import Ranker
-from .comparisons import shown_label
+from .comparisons import Comparisons, require_no_ties, shown_label
 from .rankings import Choices, Rankings, pairwise_breaking, StagedObservations
 from .stationary import stationary_distribution
 from .transitions import Transition
@@ -409,6 +409,8 @@ class PlackettLuce(LaplaceUncertainty, Ranker):
 def _as_staged(X) -> StagedObservations:
     if isinstance(X, (Rankings, Choices)):
         return X
+    if isinstance(X, Comparisons):
+        require_no_ties(X, "PlackettLuce")
     if X is None or isinstance(X, (pd.DataFrame, str, bytes)):
         raise InputTypeError(
             "fit needs Rankings or Choices (a long table: Rankings.from_dataframe / Choices.from_dataframe), "

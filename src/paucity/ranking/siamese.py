@@ -199,7 +199,7 @@ class SiameseRanker(Ranker):
         hidden = tuple(params["hidden"])
         for width in hidden:
             check_parameter(width, "hidden", [Interval(numbers.Integral, 1, None)], owner="SiameseRanker")
-        comparisons = as_comparisons(X, y, sample_weight)
+        comparisons = as_comparisons(X, y, sample_weight, model="SiameseRanker")
         if comparisons.features is None:
             raise InputError(
                 "SiameseRanker needs item features: build the comparisons with Comparisons(..., features=F) or "

@@ -212,7 +212,7 @@ class RankSVM(Ranker):
                 stacklevel=2,
             )
             C = float(params["C"])
-        comparisons = as_comparisons(X, y, sample_weight)
+        comparisons = as_comparisons(X, y, sample_weight, model="RankSVM")
         if comparisons.features is None:
             raise InputError(
                 "RankSVM needs item features: build the comparisons with Comparisons(..., features=F) or "
