@@ -10,7 +10,7 @@ import pytest
 from scipy.optimize import minimize
 
 from paucity._errors import InputError, InputTypeError, ParameterError
-from paucity.ranking import BTL, Choices, Comparisons, PlackettLuce, Rankings
+from paucity.ranking import BTL, Choices, Comparisons, PlackettLuce, RankCentrality, Rankings
 from paucity.ranking import _plackett_luce_kernels as kernels
 from paucity.ranking.plackett_luce import plackett_luce_maximum_likelihood, plackett_luce_spectral
 
@@ -210,3 +210,19 @@ def test_choix_live_if_installed():
     rows = [data.members[a:b].tolist() for a, b in zip(data.offsets[:-1], data.offsets[1:])]
     expected = choix.ilsr_rankings(9, rows, tol=1e-12, max_iter=10_000)
     np.testing.assert_allclose(PlackettLuce().fit(data).scores_, expected, atol=1e-8)
+
+
+def test_rank_centrality_on_the_pairwise_breaking_estimates_the_plackett_luce_weights():
+    # weights (1, 2, 4): the six orderings of a, b, c drawn in exactly their Plackett–Luce proportions out of
+    # 210 (P(a ≻ b ≻ c) = 1/7 · 2/6 = 10/210, ...), so every pair's win fraction is BTL's with the same
+    # weights: RankCentrality's chain on the broken pairs and the Plackett–Luce maximum are both log(1, 2, 4)
+    counts = {("a", "b", "c"): 10, ("a", "c", "b"): 20, ("b", "a", "c"): 12, ("b", "c", "a"): 48,
+              ("c", "a", "b"): 40, ("c", "b", "a"): 80}
+    rankings = Rankings([list(order) for order, k in counts.items() for _ in range(k)])
+    expected = np.log([1.0, 2.0, 4.0]) - np.log([1.0, 2.0, 4.0]).mean()
+    pairs = rankings.pairwise()
+    assert pairs.n_comparisons == 3 * 210
+    chain = RankCentrality().fit(pairs)
+    np.testing.assert_allclose(chain.scores_.to_numpy(), [1 / 7, 2 / 7, 4 / 7], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(chain.log_scores_.to_numpy(), expected, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(PlackettLuce().fit(rankings).log_scores_.to_numpy(), expected, rtol=0, atol=1e-8)
