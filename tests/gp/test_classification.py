@@ -102,6 +102,45 @@ def test_kernel_search_stops_when_the_likelihood_no_longer_rises(monkeypatch):
     assert model.log_marginal_likelihood_ == values[best]
 
 
+def test_kernel_search_on_many_points_starts_from_a_subsample_and_takes_a_short_first_step(monkeypatch):
+    import paucity.gp.classification as classification
+
+    X, y = clusters(n_per_class=10)
+    monkeypatch.setattr(classification, "OPTIMIZER_SUBSAMPLE", 12)  # 30 points > 2 x 12
+    lml = classification.HeavyTailedProcessClassifier._lml
+    seen = []
+
+    def record(self, kernel, X_, Y_, b, **kwargs):
+        fit = lml(self, kernel, X_, Y_, b, **kwargs)
+        seen.append((X_.shape[0], np.concatenate([kernel.theta, [np.log(b)]]), fit.log_marginal_likelihood))
+        return fit
+
+    monkeypatch.setattr(classification.HeavyTailedProcessClassifier, "_lml", record)
+    model = HeavyTailedProcessClassifier(marginal="laplace", random_state=0).fit(X, y)
+    sizes = [size for size, _, _ in seen]
+    first_full = sizes.index(30)
+    assert first_full > 0 and set(sizes[:first_full]) == {12} and set(sizes[first_full:]) == {30}
+    sub = [(phi, value) for size, phi, value in seen[:first_full]]
+    best_sub = max(sub, key=lambda item: item[1])[0]
+    np.testing.assert_allclose(seen[first_full][1], best_sub)  # the full search starts at the subsample's best
+    full = [phi for size, phi, _ in seen[first_full:]]
+    for start, step in ((sub[0][0], sub[1][0]), (full[0], full[1])):  # L-BFGS-B's first step, scaled down
+        assert np.max(np.abs(step - start)) <= classification.OPTIMIZER_FIRST_STEP + 1e-9
+    assert model.log_marginal_likelihood_ >= max(value for size, _, value in seen if size == 30) - 1e-9
+
+
+def test_stratified_subsample_keeps_every_class():
+    from paucity.gp.classification import _stratified_subsample
+
+    Y = np.zeros((3, 100))
+    Y[0, :90], Y[1, 90:97], Y[2, 97:] = 1, 1, 1
+    index = _stratified_subsample(Y, 20)
+    counts = Y[:, index].sum(axis=1)
+    assert counts.tolist() == [18, 2, 2]  # 90 % -> 18, and at least 2 of each rare class
+    np.testing.assert_array_equal(index, np.sort(index))
+    np.testing.assert_array_equal(index, _stratified_subsample(Y, 20))  # a fixed draw
+
+
 def test_penalty_keeps_parameters_near_their_start():
     X, y = clusters()
     free = HeavyTailedProcessClassifier(marginal="laplace").fit(X, y)
