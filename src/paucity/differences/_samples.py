@@ -22,6 +22,7 @@ from ._duration import fits_are_quiet
 __all__ = ["Samples", "check_samples", "check_fit_input", "check_projection_input", "match_columns"]
 
 _MIN_SAMPLES = 2
+_PREFILTER_ROWS = 2048  # rows per sample whose covariances SPARDA's prefilter compares
 _NAMES_SHOWN = 5
 
 
@@ -244,3 +245,14 @@ def check_projection_input(Z, n_features: int, feature_names, *, owner: str = "P
             "(the direction was fitted on that many); pass the same columns as in fit."
         )
     return array
+
+
+def pooled_scale(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Every feature's standard deviation over the rows of X and Y together (1 for a constant feature)."""
+    spread = np.concatenate([X, Y]).std(axis=0)
+    return np.where(spread > 0, spread, 1.0)
+
+
+def prefilter_rows(n: int) -> np.ndarray:
+    """The rows of a sample of n whose covariances the prefilter compares: at most 2,048, evenly spaced."""
+    return np.unique(np.linspace(0, n - 1, min(n, _PREFILTER_ROWS)).astype(np.int64))

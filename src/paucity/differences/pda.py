@@ -35,7 +35,7 @@ from .._validation import (
     validate_params,
 )
 from ._duration import announce, fit_seconds, prefilter_seconds, relax_batch_size
-from ._samples import check_fit_input, check_projection_input, warn_constant
+from ._samples import check_fit_input, check_projection_input, pooled_scale, prefilter_rows, warn_constant
 from .divergences import Divergence, MannWhitney, Wasserstein, feature_wasserstein
 from .projections import canonical_direction
 from .relax import run_relax
@@ -47,7 +47,6 @@ DIVERGENCES = {"wasserstein": Wasserstein, "mann_whitney": MannWhitney}
 _SUPPORT_TOLERANCE = 1e-6  # relative to the largest |β_relax| entry
 _AUTO_PREFILTER_ABOVE = 500  # features; MADELON's 500 are all kept
 _AUTO_PREFILTER = 200
-_PREFILTER_ROWS = 2048
 _AUTO_MAX_ITER_SPARSE = 300
 _AUTO_MAX_ITER = 100
 
@@ -370,27 +369,73 @@ class PDA(TransformerMixin, BaseEstimator):
         -------
         self
         """
+        from ._dask import is_dask_array
+
+        if is_dask_array(X) or is_dask_array(Y):
+            return self._fit_dask(X, Y)
         samples = check_fit_input(X, Y, owner="PDA")
         params = self._resolved_params(samples.X.shape[1])
         return self._fit_samples(samples, params)
 
+    def _fit_dask(self, X, Y):
+        """The fit on dask arrays: per-feature statistics, the prefilter's rows and the projections as tasks
+        on the current Client; RELAX and the tightening on the kept columns (see ``_dask``)."""
+        from ._dask import DaskSamples
+
+        params = validate_params(self)
+        samples = DaskSamples(X, Y, standardize=params["standardize"],
+                              prefilter=lambda d: _prefilter_size(params, d) is not None)
+        (n, d), m = samples.X.shape, samples.Y.shape[0]
+        params = self._resolved_params(d)
+        rng = check_random_state(params["random_state"])
+        divergence = self._announce(n, m, d, params, samples, rng)
+        kept = _prefilter_size(params, d)
+
+        def prefilter():
+            rows_x, rows_y = samples.prefilter_rows()
+            return choose_prefiltered(samples.marginal, samples.spread, rows_x, rows_y, samples.varying, kept)
+
+        return self._fit_centred(params, samples, rng, divergence, samples.scale, prefilter=prefilter,
+                                 columns=samples.columns, project=samples.project)
+
     def _fit_samples(self, samples, params):
         (n, d), m = samples.X.shape, samples.Y.shape[0]
         rng = check_random_state(params["random_state"])
-        divergence = make_divergence(params["divergence"], random_state=rng)
-        runs = _tighten_runs(params)
-        announce(
-            self._estimated_seconds(n, m, d, params),
-            f"This PDA fit (n={n}, m={m}, d={d}, max_iter={_max_iter(params)})",
-            "lower max_iter or n_restarts, or set batch_size, to go faster.",
-            stacklevel=4,
-        )
-        warn_constant(samples, stacklevel=4)
+        divergence = self._announce(n, m, d, params, samples, rng)
         scale = pooled_scale(samples.X, samples.Y) if params["standardize"] else np.ones(d)
         raw_x, raw_y = (samples.X / scale, samples.Y / scale) if params["standardize"] else (samples.X, samples.Y)
         centre = np.concatenate([raw_x, raw_y]).mean(axis=0)
         Xc = raw_x - centre
         Yc = raw_y - centre
+        kept = _prefilter_size(params, d)
+        return self._fit_centred(
+            params, samples, rng, divergence, scale,
+            prefilter=lambda: prefilter_features(Xc, Yc, samples.varying, kept),
+            columns=lambda features: (np.ascontiguousarray(Xc[:, features]), np.ascontiguousarray(Yc[:, features])),
+            project=lambda beta: (raw_x @ beta, raw_y @ beta),
+        )
+
+    def _announce(self, n, m, d, params, samples, rng):
+        """The long-fit and constant-feature warnings; the divergence D, drawing from rng."""
+        divergence = make_divergence(params["divergence"], random_state=rng)
+        announce(
+            self._estimated_seconds(n, m, d, params),
+            f"This PDA fit (n={n}, m={m}, d={d}, max_iter={_max_iter(params)})",
+            "lower max_iter or n_restarts, or set batch_size, to go faster.",
+            stacklevel=5,
+        )
+        warn_constant(samples, stacklevel=5)
+        return divergence
+
+    def _fit_centred(self, params, samples, rng, divergence, scale, *, prefilter, columns, project):
+        """The fit once the samples are scaled and centred, whatever holds them.
+
+        ``prefilter()`` gives the kept features, ``columns(features)`` the
+        centred samples on those features as arrays, ``project(beta)`` the
+        projections of the scaled (uncentred) samples.
+        """
+        (n, d), m = samples.X.shape, samples.Y.shape[0]
+        runs = _tighten_runs(params)
         sparse = params["sparsity"] == "l1"
         lam = float(params["lam"]) if sparse else 0.0
         size = params["n_features"]
@@ -400,9 +445,11 @@ class PDA(TransformerMixin, BaseEstimator):
         with progress_bar(max_iter + runs, "RELAX" if kept is None else "prefilter", params["progress"]) as bar:
             if kept is None:
                 prefiltered = np.arange(d)
+                Xc, Yc = columns(slice(None))
             else:  # RELAX and the tightening work on the features the prefilter keeps
-                prefiltered = prefilter_features(Xc, Yc, varying, kept)
-                Xc, Yc, varying = Xc[:, prefiltered], Yc[:, prefiltered], varying[prefiltered]
+                prefiltered = prefilter()
+                Xc, Yc = columns(prefiltered)
+                varying = varying[prefiltered]
                 bar.update(description="RELAX")
             relaxation = run_relax(
                 Xc,
@@ -441,7 +488,7 @@ class PDA(TransformerMixin, BaseEstimator):
         beta = canonical_direction(beta)
         self.beta_ = beta
         self.prefiltered_ = prefiltered
-        self.divergence_ = float(divergence._value(raw_x @ beta, raw_y @ beta))
+        self.divergence_ = float(divergence._value(*project(beta)))
         self.scale_ = scale
         self.relaxation_ = relaxation
         self.n_iter_ = relaxation.n_iter
@@ -535,12 +582,6 @@ class PDA(TransformerMixin, BaseEstimator):
         )
 
 
-def pooled_scale(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """Every feature's standard deviation over the rows of X and Y together (1 for a constant feature)."""
-    spread = np.concatenate([X, Y]).std(axis=0)
-    return np.where(spread > 0, spread, 1.0)
-
-
 def prefilter_features(X: np.ndarray, Y: np.ndarray, varying: np.ndarray, size: int) -> np.ndarray:
     """The ``size`` features SPARDA's prefilter keeps, in column order.
 
@@ -552,16 +593,24 @@ def prefilter_features(X: np.ndarray, Y: np.ndarray, varying: np.ndarray, size: 
     others is kept too. The covariances come from at most 2,048 evenly
     spaced rows of each sample. Constant features are never kept.
     """
-    d = X.shape[1]
-    marginal = np.where(varying, feature_wasserstein(X, Y), -np.inf)
+    marginal = feature_wasserstein(X, Y)
+    spread = np.concatenate([X, Y]).std(axis=0)
+    rows_x, rows_y = prefilter_rows(X.shape[0]), prefilter_rows(Y.shape[0])
+    return choose_prefiltered(marginal, spread, X[rows_x], Y[rows_y], varying, size)
+
+
+def choose_prefiltered(marginal, spread, rows_x, rows_y, varying, size: int) -> np.ndarray:
+    """The prefilter's choice from every feature's marginal W₂² and pooled spread and the rows of
+    :func:`prefilter_rows` of each centred sample (see :func:`prefilter_features`)."""
+    d = marginal.shape[0]
+    marginal = np.where(varying, marginal, -np.inf)
     by_marginal = np.argsort(-marginal, kind="stable")
-    spread = np.where(varying, np.concatenate([X, Y]).std(axis=0), 1.0)
+    spread = np.where(varying, spread, 1.0)
     change = np.zeros((d, d))
-    for sample, sign in ((X, 1.0), (Y, -1.0)):
-        rows = np.unique(np.linspace(0, sample.shape[0] - 1, min(sample.shape[0], _PREFILTER_ROWS)).astype(np.int64))
-        part = sample[rows] / spread
+    for part, sign in ((rows_x, 1.0), (rows_y, -1.0)):
+        part = part / spread
         part = part - part.mean(axis=0)
-        change += sign * (part.T @ part) / len(rows)
+        change += sign * (part.T @ part) / part.shape[0]
     joint = np.where(varying, np.abs(change).max(axis=1), -np.inf)
     by_joint = np.argsort(-joint, kind="stable")
     kept = np.zeros(d, dtype=bool)
