@@ -7,8 +7,6 @@ and of the built-in class a Python user expects (``ValueError`` or
 
 from __future__ import annotations
 
-from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
-
 __all__ = [
     "PaucityError",
     "InputError",
@@ -45,13 +43,28 @@ class ReaderError(PaucityError, ValueError):
     """A file could not be read as the format it claims to be."""
 
 
-class NotFittedError(PaucityError, _SklearnNotFittedError):
-    """An estimator was used before ``fit``.
+def _not_fitted_error() -> type:
+    from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
 
-    A subclass of scikit-learn's ``NotFittedError`` (itself a ``ValueError``
-    and an ``AttributeError``), so ``except sklearn.exceptions.NotFittedError``
-    and ``except paucity.NotFittedError`` both catch it.
-    """
+    class NotFittedError(PaucityError, _SklearnNotFittedError):
+        """An estimator was used before ``fit``.
+
+        A subclass of scikit-learn's ``NotFittedError`` (itself a ``ValueError``
+        and an ``AttributeError``), so ``except sklearn.exceptions.NotFittedError``
+        and ``except paucity.NotFittedError`` both catch it.
+        """
+
+    NotFittedError.__module__, NotFittedError.__qualname__ = __name__, "NotFittedError"
+    return NotFittedError
+
+
+def __getattr__(name: str):
+    # NotFittedError is made on first use: its scikit-learn base class costs a second of imports, which a
+    # command line that only reads a file and draws a progress bar should not pay before its first output
+    if name == "NotFittedError":
+        cls = globals()["NotFittedError"] = _not_fitted_error()
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class PaucityWarning(UserWarning):

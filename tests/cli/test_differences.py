@@ -336,3 +336,17 @@ def test_standardize_divides_by_the_pooled_spread(tmp_path):
         report = read_json(out)
         assert report["selected"][0]["feature"] == expected
         assert report["standardize"] is bool(flag)
+
+
+def test_the_command_line_starts_without_the_numerical_stack():
+    # the reading bar of `paucity differences` is drawn before scikit-learn and SciPy are imported (about a
+    # second on a small machine), so loading the command line and the error classes must not import them
+    import subprocess
+    import sys
+
+    code = ("import sys, paucity.cli, paucity._errors; "
+            "print(sorted(m for m in ('sklearn', 'scipy') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]"
+    code = "import sklearn.exceptions, paucity._errors as e; print(issubclass(e.NotFittedError, sklearn.exceptions.NotFittedError))"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "True"

@@ -95,17 +95,18 @@ def differences(
       paucity differences healthy.csv treated.csv --n-features 10 --n-permutations 200 --out result.json
       paucity differences cells.h5ad --groupby bulk_labels --groups "CD14+ Monocyte" Dendritic --cv --out result.json
     """
-    from .. import io
-    from ..differences import analyze
-
     with one_line_errors():
-        out = io.check_output_path(out, option="--out")
         if show < 0:
             raise ParameterError(f"--show must be 0 or more, got {show}.")
         if groups is not None and any(value.startswith("--") for value in groups):
             raise ParameterError(f"--groups takes two values (--groups A B), got {' '.join(groups)!r}.")
-        # a bar from the first second: reading and densifying a large .h5ad takes a while before the fit's own bar
+        # a bar from the first second: importing the numerical stack, then reading and densifying a large
+        # .h5ad, take a while before the fit's own bar
         with progress_bar(None, f"reading {', '.join(path.name for path in inputs)}", not quiet()):
+            from .. import io
+            from ..differences import analyze
+
+            out = io.check_output_path(out, option="--out")
             samples = _load(inputs, groupby, groups, layer, use_raw, index_column)
         result = analyze(
             samples.X,
