@@ -333,20 +333,8 @@ class BTL(LaplaceUncertainty, Ranker):
                 f"the BTL(ties={model!r}) maximum likelihood estimate does not exist: the likelihood keeps "
                 "increasing as some scores and the tie parameter grow without bound. Use BTL(alpha=...) with alpha > 0."
             )
-        if not result.converged:
-            warnings.warn(
-                f"BTL(ties={model!r}) stopped after {result.n_iter} Newton steps with gradient "
-                f"{result.gradient_norm:.2e} above tol={self.tol:g}.",
-                PaucityWarning,
-                stacklevel=3,
-            )
-        self.log_likelihood_ = result.log_likelihood
-        self.n_iter_ = result.n_iter
-        self.converged_ = result.converged
         self.tie_parameter_ = result.tie_parameter
-        self._set_scores(comparisons.items, result.log_weights, result.log_weights)
-        self._fitted_ties = (table, alpha, result)
-        return self
+        return self._keep_joint_fit(f"BTL(ties={model!r})", comparisons, table, alpha, result)
 
     def _fit_home(self, X, y, sample_weight, alpha, tol, max_iter):
         comparisons = as_comparisons(X, y, sample_weight, model="BTL(home_advantage=True)")
@@ -359,17 +347,21 @@ class BTL(LaplaceUncertainty, Ranker):
                     f"{'won' if table.high_wins.sum() == 0 else 'lost'} every comparison. Use BTL(alpha=...) with alpha > 0."
                 )
         result = fit_ties("home", table, alpha=alpha, tol=tol, max_iter=max_iter, terms=home_terms)
+        self.home_advantage_ = result.tie_parameter
+        return self._keep_joint_fit("BTL(home_advantage=True)", comparisons, table, alpha, result)
+
+    def _keep_joint_fit(self, model, comparisons, table, alpha, result):
+        """The fitted attributes of a joint fit of the scores and one more parameter (ties, home advantage)."""
         if not result.converged:
             warnings.warn(
-                f"BTL(home_advantage=True) stopped after {result.n_iter} Newton steps with gradient "
+                f"{model} stopped after {result.n_iter} Newton steps with gradient "
                 f"{result.gradient_norm:.2e} above tol={self.tol:g}.",
                 PaucityWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
         self.log_likelihood_ = result.log_likelihood
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
-        self.home_advantage_ = result.tie_parameter
         self._set_scores(comparisons.items, result.log_weights, result.log_weights)
         self._fitted_ties = (table, alpha, result)
         return self
