@@ -13,6 +13,16 @@ import numba
 import numpy as np
 
 
+@numba.njit(cache=True, inline="always")
+def _largest(members, v, start, end):  # pragma: no cover - compiled
+    """The largest log-weight among one observation's items (subtracted before exponentiating)."""
+    top = v[members[start]]
+    for s in range(start + 1, end):
+        if v[members[s]] > top:
+            top = v[members[s]]
+    return top
+
+
 @numba.njit(cache=True, error_model="numpy")
 def pl_terms(members, offsets, n_stages, v, gradient, diagonal, weight, inv_total):  # pragma: no cover - compiled
     """Negative log-likelihood, its gradient and Hessian diagonal; keeps what Hessian products need.
@@ -28,10 +38,7 @@ def pl_terms(members, offsets, n_stages, v, gradient, diagonal, weight, inv_tota
         start = offsets[o]
         end = offsets[o + 1]
         stages = n_stages[o]
-        top = v[members[start]]
-        for s in range(start + 1, end):
-            if v[members[s]] > top:
-                top = v[members[s]]
+        top = _largest(members, v, start, end)
         suffix = 0.0
         for s in range(end - 1, start - 1, -1):
             w = np.exp(v[members[s]] - top)
@@ -63,10 +70,7 @@ def pl_loss(members, offsets, n_stages, v):  # pragma: no cover - compiled
         start = offsets[o]
         end = offsets[o + 1]
         stages = n_stages[o]
-        top = v[members[start]]
-        for s in range(start + 1, end):
-            if v[members[s]] > top:
-                top = v[members[s]]
+        top = _largest(members, v, start, end)
         suffix = 0.0
         for s in range(end - 1, start - 1, -1):
             suffix += np.exp(v[members[s]] - top)
@@ -113,10 +117,7 @@ def lsr_rates(members, offsets, n_stages, v, rows, cols, rates):  # pragma: no c
         start = offsets[o]
         end = offsets[o + 1]
         stages = n_stages[o]
-        top = v[members[start]]
-        for s in range(start + 1, end):
-            if v[members[s]] > top:
-                top = v[members[s]]
+        top = _largest(members, v, start, end)
         for t in range(start, start + stages):
             total = 0.0  # Σ exp(v − top) over the stage's set, summed afresh (no cancellation)
             for s in range(t, end):
@@ -142,10 +143,7 @@ def pl_hessian_edges(members, offsets, n_stages, v, low, high, weights):  # prag
     for o in range(len(offsets) - 1):
         start = offsets[o]
         end = offsets[o + 1]
-        top = v[members[start]]
-        for s in range(start + 1, end):
-            if v[members[s]] > top:
-                top = v[members[s]]
+        top = _largest(members, v, start, end)
         for t in range(start, start + n_stages[o]):
             total = 0.0
             for s in range(t, end):
