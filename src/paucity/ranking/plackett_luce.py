@@ -235,7 +235,7 @@ def plackett_luce_spectral(
     --------
     >>> from paucity.ranking import Rankings
     >>> r = Rankings([[0, 1, 2], [1, 2, 0], [2, 0, 1]])
-    >>> np.round(plackett_luce_spectral(r).log_weights, 6).tolist()
+    >>> (np.round(plackett_luce_spectral(r).log_weights, 6) + 0.0).tolist()  # + 0.0 turns a -0.0 into 0.0
     [0.0, 0.0, 0.0]
     """
     with threadpool_limits(1, user_api="blas"):
