@@ -18,12 +18,13 @@ After ``fit`` it has
 from __future__ import annotations
 
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from .._errors import InputError, InputTypeError
+from .._errors import InputError, InputTypeError, PaucityWarning
 from .._validation import check_is_fitted
 from .comparisons import Comparisons, require_no_ties
 from .metrics import held_out_error, order_by_scores
@@ -110,6 +111,17 @@ class Ranker(BaseEstimator):
         self.log_scores_ = pd.Series(centred(log_values), index=items, name="log_score")
         self.order_ = order_by_scores(values, rng)
         self.ranking_ = items[self.order_]
+
+    def _keep_likelihood_fit(self, items: pd.Index, result, unconverged: str, stacklevel: int) -> None:
+        """The fitted attributes of a likelihood estimator from its solver's result (``log_weights``,
+        ``log_likelihood``, ``n_iter``, ``converged``), with a ``PaucityWarning`` saying ``unconverged``
+        when the solver stopped short (``stacklevel`` counted from the caller)."""
+        if not result.converged:
+            warnings.warn(unconverged, PaucityWarning, stacklevel=stacklevel + 1)
+        self.log_likelihood_ = result.log_likelihood
+        self.n_iter_ = result.n_iter
+        self.converged_ = result.converged
+        self._set_scores(items, result.log_weights, result.log_weights)
 
     def _positions(self, labels, name: str) -> np.ndarray:
         scalar = np.ndim(labels) == 0 and not isinstance(labels, (list, tuple, np.ndarray, pd.Index, pd.Series))

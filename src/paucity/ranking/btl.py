@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import numbers
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._errors import InputError, InputTypeError, ParameterError, PaucityWarning
+from .._errors import InputError, InputTypeError, ParameterError
 from .._parallel import kernel_threads
 from .._validation import BOOLEAN, Interval, Options, validate_params
 from . import _kernels
@@ -305,17 +304,12 @@ class BTL(LaplaceUncertainty, Ranker):
         if alpha == 0:
             _check_mle_exists(comparisons)
         result = btl_maximum_likelihood(comparisons.pairs, alpha=alpha, tol=tol, max_iter=max_iter)
-        if not result.converged:
-            warnings.warn(
-                f"BTL stopped after {result.n_iter} Newton steps with gradient {result.gradient_norm:.2e} "
-                f"above tol={self.tol:g}.",
-                PaucityWarning,
-                stacklevel=2,
-            )
-        self.log_likelihood_ = result.log_likelihood
-        self.n_iter_ = result.n_iter
-        self.converged_ = result.converged
-        self._set_scores(comparisons.items, result.log_weights, result.log_weights)
+        self._keep_likelihood_fit(
+            comparisons.items, result,
+            f"BTL stopped after {result.n_iter} Newton steps with gradient {result.gradient_norm:.2e} "
+            f"above tol={self.tol:g}.",
+            stacklevel=2,
+        )
         self._fitted_pairs = (comparisons.pairs, alpha)
         return self
 
@@ -352,17 +346,12 @@ class BTL(LaplaceUncertainty, Ranker):
 
     def _keep_joint_fit(self, model, comparisons, table, alpha, result):
         """The fitted attributes of a joint fit of the scores and one more parameter (ties, home advantage)."""
-        if not result.converged:
-            warnings.warn(
-                f"{model} stopped after {result.n_iter} Newton steps with gradient "
-                f"{result.gradient_norm:.2e} above tol={self.tol:g}.",
-                PaucityWarning,
-                stacklevel=4,
-            )
-        self.log_likelihood_ = result.log_likelihood
-        self.n_iter_ = result.n_iter
-        self.converged_ = result.converged
-        self._set_scores(comparisons.items, result.log_weights, result.log_weights)
+        self._keep_likelihood_fit(
+            comparisons.items, result,
+            f"{model} stopped after {result.n_iter} Newton steps with gradient {result.gradient_norm:.2e} "
+            f"above tol={self.tol:g}.",
+            stacklevel=4,
+        )
         self._fitted_ties = (table, alpha, result)
         return self
 

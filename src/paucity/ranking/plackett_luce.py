@@ -25,7 +25,6 @@ solvers:
 from __future__ import annotations
 
 import numbers
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,7 +33,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from threadpoolctl import threadpool_limits
 
-from .._errors import InputError, InputTypeError, ParameterError, PaucityWarning
+from .._errors import InputError, InputTypeError, ParameterError
 from .._validation import Interval, Options, validate_params
 from . import _plackett_luce_kernels as kernels
 from .base import Ranker
@@ -372,17 +371,12 @@ class PlackettLuce(LaplaceUncertainty, Ranker):
             result = plackett_luce_spectral(
                 data, iterate=method == "ilsr", tol=float(params["tol"]), max_iter=int(params["max_iter"])
             )
-        if not result.converged:
-            warnings.warn(
-                f"PlackettLuce(method={method!r}) stopped after {result.n_iter} steps without reaching "
-                f"tol={self.tol:g} (gradient {result.gradient_norm:.2e}).",
-                PaucityWarning,
-                stacklevel=2,
-            )
-        self.log_likelihood_ = result.log_likelihood
-        self.n_iter_ = result.n_iter
-        self.converged_ = result.converged
-        self._set_scores(data.items, result.log_weights, result.log_weights)
+        self._keep_likelihood_fit(
+            data.items, result,
+            f"PlackettLuce(method={method!r}) stopped after {result.n_iter} steps without reaching "
+            f"tol={self.tol:g} (gradient {result.gradient_norm:.2e}).",
+            stacklevel=2,
+        )
         self._fitted_data = (data, alpha)
         return self
 
