@@ -95,6 +95,30 @@ def dask_comparisons_class():
     return None if module is None else module.DaskComparisons
 
 
+def backtracking(trial_loss, loss: float, decrease: float):
+    """Armijo backtracking from a full step, shared by the Newton solvers.
+
+    Tries steps 1, 1/2, 1/4, ... down to 1e-12 and returns ``(step, trial_loss(step))`` for the first
+    with ``trial_loss(step) ≤ loss + 1e-4·step·decrease + 1e-13·|loss|`` (the last term forgives the
+    round-off of summing the loss over many terms), or ``(None, None)`` when none qualifies.
+    ``decrease`` is the directional derivative (negative along a descent direction).
+
+    Examples
+    --------
+    >>> backtracking(lambda step: (1.0 - step) ** 2, 1.0, -2.0)
+    (1.0, 0.0)
+    >>> backtracking(lambda step: 1.0 + step, 1.0, -2.0)
+    (None, None)
+    """
+    step = 1.0
+    while step > 1e-12:
+        value = trial_loss(step)
+        if value <= loss + 1e-4 * step * decrease + 1e-13 * abs(loss):
+            return step, value
+        step *= 0.5
+    return None, None
+
+
 class Ranker(BaseEstimator):
     """Base class of the ranking estimators (not used directly)."""
 

@@ -12,7 +12,7 @@ from .._errors import InputError, InputTypeError, ParameterError
 from .._parallel import kernel_threads
 from .._validation import BOOLEAN, Interval, Options, validate_params
 from . import _kernels
-from .base import Ranker, as_comparisons
+from .base import Ranker, as_comparisons, backtracking
 from .comparisons import Comparisons, PairTable, shown_label
 from .home_advantage import home_table, home_terms
 from .ties import TIE_MODELS, check_tie_parameter, check_ties_connected, fit_ties, tie_table
@@ -140,19 +140,16 @@ def _newton(pairs: PairTable, alpha: float, tol: float, max_iter: int) -> BTLRes
         if decrease >= 0:  # not a descent direction (round-off at the optimum)
             direction = -gradient / diagonal
             decrease = gradient @ direction
-        step = 1.0
-        while step > 1e-12:
+        def trial_loss(step):  # fills trial_slope and trial_curvature at the point tried last
             trial = v + step * direction
-            trial_loss = _kernels.btl_pair_terms(
+            return _kernels.btl_pair_terms(
                 low, high, low_wins, high_wins, trial, trial_slope, trial_curvature
             ) + 0.5 * alpha * (trial @ trial)
-            # the last term forgives the round-off of summing the loss over many pairs
-            if trial_loss <= loss + 1e-4 * step * decrease + 1e-13 * abs(loss):
-                break
-            step *= 0.5
-        else:
+
+        step, value = backtracking(trial_loss, loss, decrease)
+        if step is None:
             break
-        v, loss = trial, trial_loss
+        v, loss = v + step * direction, value
         slope, trial_slope = trial_slope, slope
         curvature, trial_curvature = trial_curvature, curvature
     else:

@@ -36,7 +36,7 @@ from threadpoolctl import threadpool_limits
 from .._errors import InputError, InputTypeError, ParameterError
 from .._validation import Interval, Options, validate_params
 from . import _plackett_luce_kernels as kernels
-from .base import Ranker
+from .base import Ranker, backtracking
 from .comparisons import Comparisons, require_no_ties, shown_label
 from .rankings import Choices, Rankings, pairwise_breaking, StagedObservations
 from .stationary import stationary_distribution
@@ -152,16 +152,14 @@ def _newton(data, alpha, tol, max_iter, start=None):
         if decrease >= 0:  # not a descent direction (round-off at the optimum)
             direction = -gradient / precondition
             decrease = gradient @ direction
-        step = 1.0
-        while step > 1e-12:
+        def trial_loss(step):
             trial = v + step * direction
-            trial_loss = kernels.pl_loss(members, offsets, n_stages, trial) + 0.5 * alpha * (trial @ trial)
-            if trial_loss <= loss + 1e-4 * step * decrease + 1e-13 * abs(loss):
-                break
-            step *= 0.5
-        else:
+            return kernels.pl_loss(members, offsets, n_stages, trial) + 0.5 * alpha * (trial @ trial)
+
+        step, _ = backtracking(trial_loss, loss, decrease)
+        if step is None:
             break
-        v = trial
+        v = v + step * direction
         loss, gradient, diagonal, weight, inv_total = _gradient(members, offsets, n_stages, v, alpha, n)
     else:
         converged = bool(np.abs(gradient).max() <= tol)

@@ -27,6 +27,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from .._errors import InputError
+from .base import backtracking
 from .comparisons import shown_label
 
 __all__ = ["TIE_MODELS", "TieTable", "TieResult", "tie_table", "fit_ties"]
@@ -216,16 +217,11 @@ def fit_ties(
         decrease = gradient @ direction
         if decrease >= 0:
             direction, decrease = -gradient, -(gradient @ gradient)
-        step = 1.0
-        while step > 1e-12:
-            trial_v, trial_theta = v + step * direction[:-1], theta + step * direction[-1]
-            trial_loss = objective(trial_v, trial_theta)
-            if trial_loss <= loss + 1e-4 * step * decrease + 1e-13 * abs(loss):
-                break
-            step *= 0.5
-        else:
+        step, _ = backtracking(lambda step: objective(v + step * direction[:-1], theta + step * direction[-1]),
+                               loss, decrease)
+        if step is None:
             break
-        v, theta = trial_v, trial_theta
+        v, theta = v + step * direction[:-1], theta + step * direction[-1]
         loss, gradient, weights, coupling, tie_curvature = state(v, theta)
     else:
         converged = bool(np.abs(gradient).max() <= tol)
