@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-slow bench install clean chromium
+.PHONY: demo test test-slow bench install clean chromium postgresql
 
 install: $(STAMP)
 
@@ -31,16 +31,31 @@ chromium:
 	    echo "chromium is missing and apt-get cannot be run as root here; the browser tests will be skipped"; \
 	  fi; }
 
+# The session tests start a throw-away PostgreSQL server with Debian's postgresql (initdb and pg_ctl), installed here
+# when it is missing and apt can be used as root; otherwise the PostgreSQL tests skip and say why. Never fails the build.
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || { \
+	  if [ "$$(id -u 2>/dev/null)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's postgresql for the session tests"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -qq postgresql >/dev/null 2>&1 || \
+	      { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq postgresql >/dev/null 2>&1; } || \
+	      echo "postgresql could not be installed; the PostgreSQL tests will be skipped"; \
+	  else \
+	    echo "postgresql is missing and apt-get cannot be run as root here; the PostgreSQL tests will be skipped"; \
+	  fi; }
+
 # The tests run on $(WORKERS) processes (pytest-xdist; `make test WORKERS=0` runs them in this one), each with one BLAS and
 # OpenMP thread so that the processes do not fight over the cores; numba's kernels choose their threads by the load.
 WORKERS ?= 2
 test: export OMP_NUM_THREADS = 1
 test: export OPENBLAS_NUM_THREADS = 1
 test: export MKL_NUM_THREADS = 1
-test: chromium
+test: chromium postgresql
 test: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow" -q -n $(WORKERS)
 
+test-slow: postgresql
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow -q
 

@@ -184,8 +184,14 @@ def fill(asks_path, W, items, answers_path, rows=None):
     return answers_path
 
 
-def session(folder, *args):
-    return runner.invoke(app, ["cluster-session", str(folder / "s.db"), *map(str, args)])
+def verb(command, database, *args):
+    """``paucity cluster-session COMMAND DATABASE ARGS``."""
+    return runner.invoke(app, ["cluster-session", command, str(database), *map(str, args)])
+
+
+def snapshot(folder):
+    """Every file of the folder, byte for byte (an SQLite database checkpointed: its WAL is empty once closed)."""
+    return {path.name: path.read_bytes() for path in Path(folder).iterdir() if path.is_file()}
 
 
 @pytest.fixture()
@@ -198,27 +204,28 @@ def study(tmp_path):
 
 def test_a_session_answered_round_by_round_is_the_estimator_with_batches(study):
     folder, W, items = study
-    first = session(folder, "--items", folder / "items.csv", "--budget", "30", "--batch-size", "6", "--random-state",
-                    "2", "--out", folder / "asks.csv")
+    db = folder / "s.db"
+    first = verb("start", db, "--items", folder / "items.csv", "--budget", "30", "--batch-size", "6",
+                 "--random-state", "2", "--out", folder / "asks.csv")
     assert first.exit_code == 0, first.output
     assert "started a session over 14 items (iu-red, budget 30 measurements)" in first.stdout
-    assert "6 pairs to ask (6 new, 0 asked before)" in first.stdout
+    assert "6 pairs to ask for asks.csv (6 new, 0 asked before)" in first.stdout
     asks = read_text_table(folder / "asks.csv")
     assert asks.columns.tolist() == ["i", "j", "value"] and asks["value"].isna().all()
     assert f"  {asks['i'][0]}\t{asks['j'][0]}" in first.stdout
     rounds = 0
     while True:
         fill(folder / "asks.csv", W, items, folder / "answers.csv")
-        answered = session(folder, "--answers", folder / "answers.csv", "--out", folder / "clusters.csv")
+        answered = verb("answer", db, folder / "answers.csv", "--out", folder / "clusters.csv")
         assert answered.exit_code == 0, answered.output
         rounds += 1
-        asked = session(folder, "--out", folder / "asks.csv")
+        asked = verb("ask", db, "--out", folder / "asks.csv")
         assert asked.exit_code == 0, asked.output
         if "budget of 30 measurements is spent" in asked.stdout:
             break
     assert rounds == 5 and len(read_text_table(folder / "asks.csv")) == 0
     model = ActiveSpectralClustering(budget=30, batch_size=6, random_state=2).fit(MatrixOracle(W))
-    store = MeasurementStore(folder / "s.db")
+    store = MeasurementStore(db)
     np.testing.assert_array_equal(store.measurements()[["i", "j"]].to_numpy(), model.queries_[["i", "j"]].to_numpy())
     assert set(store.measurements()["source"]) == {"answers.csv"}
     clusters = read_text_table(folder / "clusters.csv")
@@ -226,90 +233,152 @@ def test_a_session_answered_round_by_round_is_the_estimator_with_batches(study):
     np.testing.assert_array_equal(clusters["label"], model.labels_)
     sizes = ", ".join(f"{k}: {v} items" for k, v in zip(*np.unique(model.labels_, return_counts=True)))
     assert f"clusters ({sizes}) written to" in answered.stdout
-    larger = session(folder, "--budget", "36", "--out", folder / "asks.csv")
-    assert larger.exit_code == 0 and "30 of 36 measurements made; 6 pairs to ask (6 new" in larger.stdout
+    larger = verb("extend", db, "--budget", "36")
+    assert larger.exit_code == 0 and "the budget is 36 measurements (was 30)" in larger.stdout
+    more = verb("ask", db, "--out", folder / "asks.csv")
+    assert "30 of 36 measurements made; 6 pairs to ask for asks.csv (6 new" in more.stdout
 
 
 def test_answers_in_parts_and_read_again(study, monkeypatch):
     folder, W, items = study
     monkeypatch.chdir(folder)
-    started = session(folder, "--items", folder / "items.csv", "--item-column", "photo", "--budget", "20",
-                      "--batch-size", "5", "--random-state", "0")  # default --out: asks.csv in the current folder
+    started = verb("start", "s.db", "--items", "items.csv", "--item-column", "photo", "--budget", "20",
+                   "--batch-size", "5", "--random-state", "0")  # default --out: asks.csv in the current folder
     assert started.exit_code == 0, started.output
     asks = folder / "asks.csv"
     assert asks.exists()
     fill(asks, W, items, folder / "answers.csv", rows=[0, 1])
-    part = session(folder, "--answers", folder / "answers.csv", "--out", folder / "c.csv")
+    part = verb("answer", "s.db", "answers.csv", "--out", "c.csv")
     assert "2 answers recorded from answers.csv (3 rows without a value skipped); 2 of 20 measurements made, " \
            "3 pairs wait for an answer" in part.stdout
     fill(asks, W, items, folder / "answers.csv")
-    rest = session(folder, "--answers", folder / "answers.csv", "--out", folder / "c.csv")
+    rest = verb("answer", "s.db", "answers.csv", "--out", "c.csv")
     assert "3 answers recorded from answers.csv (2 recorded before)" in rest.stdout
-    again = session(folder, "--answers", folder / "answers.csv")  # default --out: clusters.csv
+    again = verb("answer", "s.db", "answers.csv")  # default --out: clusters.csv
     assert "0 answers recorded from answers.csv (5 recorded before); 5 of 20" in again.stdout
     assert (folder / "clusters.csv").read_text() == (folder / "c.csv").read_text()
     assert len(MeasurementStore(folder / "s.db")) == 5
 
 
-def test_asking_again_writes_the_same_pairs(study):
+def test_asking_again_writes_the_same_pairs_and_another_annotator_gets_others(study):
     folder, _, _ = study
-    session(folder, "--items", folder / "items.csv", "--batch-size", "4", "--random-state", "1", "--out", folder / "a.csv")
-    again = session(folder, "--out", folder / "b.csv")
-    assert "4 pairs to ask (0 new, 4 asked before)" in again.stdout
+    db = folder / "s.db"
+    verb("start", db, "--items", folder / "items.csv", "--batch-size", "6", "-n", "4", "--random-state", "1",
+         "--out", folder / "a.csv")
+    again = verb("ask", db, "--annotator", "a.csv", "-n", "4", "--out", folder / "b.csv")
+    assert "4 pairs to ask for a.csv (0 new, 4 asked before)" in again.stdout
     assert (folder / "a.csv").read_text() == (folder / "b.csv").read_text()
-    more = session(folder, "--batch-size", "6", "--out", folder / "c.csv")
-    assert "6 pairs to ask (2 new, 4 asked before)" in more.stdout
-    assert (folder / "c.csv").read_text().startswith((folder / "a.csv").read_text())
-    quiet = runner.invoke(app, ["--quiet", "cluster-session", str(folder / "s.db"), "--out", str(folder / "d.csv")])
+    other = verb("ask", db, "--out", folder / "c.csv")  # another file: another annotator
+    assert "2 pairs to ask for c.csv (2 new, 0 asked before)" in other.stdout  # 6 at most wait at once
+    full = verb("ask", db, "--annotator", "dan", "--out", folder / "d.csv")
+    assert full.exit_code == 0
+    assert "no pair for dan: the 6 pairs that wait for an answer are with other annotators" in full.stdout
+    assert read_text_table(folder / "d.csv").empty
+    quiet = runner.invoke(app, ["--quiet", "cluster-session", "ask", str(db), "--out", str(folder / "e.csv")])
     assert quiet.exit_code == 0 and quiet.stdout == ""
 
 
 def test_many_pairs_are_printed_in_part(study):
     folder, _, _ = study
-    result = session(folder, "--items", folder / "items.csv", "--batch-size", "25", "--budget", "0.5",
-                     "--out", folder / "a.csv")
+    result = verb("start", folder / "s.db", "--items", folder / "items.csv", "--batch-size", "25", "--budget", "0.5",
+                  "--out", folder / "a.csv")
     assert "  ... and 5 more in" in result.stdout and len(read_text_table(folder / "a.csv")) == 25
+
+
+def test_status_says_where_the_session_stands(study):
+    folder, W, items = study
+    db = folder / "s.db"
+    verb("start", db, "--items", folder / "items.csv", "--budget", "12", "--batch-size", "6", "--price", "0.5",
+         "--random-state", "0", "--annotator", "ann", "-n", "4", "--out", folder / "a.csv")
+    fill(folder / "a.csv", W, items, folder / "answers.csv", rows=[0, 1, 2])
+    verb("answer", db, folder / "answers.csv", "--out", folder / "c.csv")
+    result = verb("status", db, "--out", folder / "now.csv")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == (f"{db}: 14 items, iu-red, batches of 6; 3 of 12 measurements made, 1 pairs wait for an "
+                        "answer (1 with an annotator now), 8 left to ask")
+    assert lines[1] == "cost: 1.5 (3 answers at 0.5)"
+    assert "  ann\t0 answers\t1 waiting" in lines and "  answers.csv\t3 answers\t0 waiting" in lines
+    assert lines[-1].startswith("clusters so far: ") and lines[-1].endswith(f"written to {folder / 'now.csv'}")
+    assert read_text_table(folder / "now.csv")["item"].tolist() == items
 
 
 def _other_program(folder):
     with sqlite3.connect(folder / "s.db") as connection:
         connection.execute("CREATE TABLE photos (name TEXT)")
+    connection.close()
+
+
+def _only_a_view(folder):
+    with sqlite3.connect(folder / "s.db") as connection:
+        connection.execute("CREATE VIEW photos AS SELECT 'a' AS name")
+    connection.close()
+
+
+def _empty_file(folder):
+    (folder / "s.db").write_bytes(b"")
+
+
+def _version(text):
+    def damage(folder):
+        assert verb("start", folder / "s.db", "--items", folder / "items.csv", "--out", folder / "x.csv").exit_code == 0
+        (folder / "x.csv").unlink()
+        with sqlite3.connect(folder / "s.db") as connection:
+            connection.execute("UPDATE paucity_store SET value = ? WHERE key = 'version'", (text,))
+        connection.close()
+    return damage
 
 
 @pytest.mark.parametrize(
     "prepare, args, words",
     [
-        (None, ["--out", "a.csv"], ["new database", "items="]),
-        (None, ["--items", "few.csv"], ["2 item(s)", "at least 3"]),
-        (None, ["--items", "twice.csv"], ["'a' twice"]),
-        (None, ["--items", "items.csv", "--budget", "92"], ["budget=92", "91 possible"]),
-        (None, ["--items", "items.csv", "--repeats", "0"], ["repeats"]),
-        (None, ["--items", "items.csv", "--strategy", "best"], ["--strategy must be"]),
-        (None, ["--items", "items.csv", "--item-column", "name"], ["no column 'name'"]),
-        (None, ["--item-column", "photo"], ["--item-column names the item column of --items"]),
-        (None, ["--answers", "answers.csv"], ["holds no session", "does not exist"]),
-        (_other_program, ["--items", "items.csv"], ["written by another program"]),
-        (_other_program, ["--answers", "answers.csv"], ["written by another program"]),
-        ("started", ["--strategy", "random"], ["strategy='iu_red'", "would make another session"]),
-        ("started", ["--answers", "answers.csv", "--batch-size", "3"], ["--batch-size applies when asking"]),
-        ("started", ["--answers", "answers.csv", "--items", "items.csv"], ["--items applies when asking"]),
-        ("started", ["--i-column", "a"], ["--i-column names a column of --answers"]),
-        ("started", ["--answers", "unknown.csv"], ["names 'zz'", "not an item of the session"]),
-        ("started", ["--answers", "never.csv"], ["never asked"]),
-        ("started", ["--answers", "outside.csv"], ["gives 7.0", "in [0, 1]"]),
-        ("started", ["--answers", "words.csv"], ["'yes'", "column 'value', data row 1"]),
-        ("started", ["--answers", "answers.csv", "--value-column", "sim"], ["no column 'sim'"]),
+        (None, ["ask", "--out", "a.csv"], ["holds no session (it is a file that does not exist)"]),
+        (None, ["start", "--out", "a.csv"], ["holds no session yet; give --items"]),
+        (None, ["start", "--items", "few.csv"], ["2 item(s)", "at least 3"]),
+        (None, ["start", "--items", "twice.csv"], ["'a' twice"]),
+        (None, ["start", "--items", "items.csv", "--budget", "92"], ["budget=92", "91 possible"]),
+        (None, ["start", "--items", "items.csv", "--repeats", "0"], ["repeats"]),
+        (None, ["start", "--items", "items.csv", "--strategy", "best"], ["--strategy must be"]),
+        (None, ["start", "--items", "items.csv", "--price", "-1"], ["price must be a number >= 0"]),
+        (None, ["start", "--items", "items.csv", "--item-column", "name"], ["no column 'name'"]),
+        (None, ["start", "--item-column", "photo"], ["--item-column names the item column of --items"]),
+        (None, ["answer", "answers.csv"], ["holds no session", "does not exist"]),
+        (None, ["start", "--items", "items.csv", "--annotator", "a\tb"], ["annotator must be a name"]),
+        (_other_program, ["start", "--items", "items.csv"], ["written by another program", "the tables photos"]),
+        (_other_program, ["answer", "answers.csv"], ["written by another program"]),
+        (_only_a_view, ["start", "--items", "items.csv"], ["written by another program", "the views photos"]),
+        (_empty_file, ["ask"], ["holds no session (it is an empty file)"]),
+        (_empty_file, ["start"], ["holds no session yet; give --items"]),
+        (_version("abc"), ["ask"], ["is damaged: its store version is 'abc'"]),
+        (_version("7"), ["status"], ["written by a newer paucity (store version 7"]),
+        ("started", ["start", "--strategy", "random"], ["has strategy='iu_red'; strategy='random' would make"]),
+        ("started", ["start", "--items", "items.csv", "--budget", "40"], ["has budget=0.1; budget=40 would make"]),
+        ("started", ["start", "--items", "three.csv"], ["the session has 14 items but items names 3"]),
+        ("started", ["extend", "--budget", "3"], ["budget=3 is 3 measurements, fewer than the session's 9"]),
+        ("started", ["answer", "answers.csv", "--batch-size", "3"], ["No such option: --batch-size"]),
+        ("started", ["answer", "unknown.csv"], ["names 'zz'", "not an item of the session"]),
+        ("started", ["answer", "never.csv"], ["never asked"]),
+        ("started", ["answer", "outside.csv"], ["gives 7.0", "in [0, 1]"]),
+        ("started", ["answer", "words.csv"], ["'yes'", "column 'value', data row 1"]),
+        ("started", ["answer", "nan.csv"], ["'nan' in column 'value', data row 1", "leave the cell empty"]),
+        ("started", ["answer", "answers.csv", "--value-column", "sim"], ["no column 'sim'"]),
+        ("started", ["ask", "-n", "0"], ["n must be an integer >= 1"]),
+        (None, ["start", "--items", "items.csv", "-n", "0"], ["n must be an integer >= 1"]),
+        ("started", ["ask", "--out", "folder/"], ["is a folder"]),
     ],
 )
-def test_cluster_session_refuses_bad_input_in_one_line_and_writes_nothing(study, monkeypatch, prepare, args, words):
+def test_cluster_session_refuses_bad_input_in_one_line_and_changes_nothing(study, monkeypatch, prepare, args,
+                                                                            words):
     folder, W, items = study
     monkeypatch.chdir(folder)
     (folder / "few.csv").write_text("item\na\nb\n")
+    (folder / "three.csv").write_text("item\na\nb\nc\n")
     (folder / "twice.csv").write_text("item\na\nb\na\n")
     (folder / "answers.csv").write_text("i,j,value\n00000,00001,0.5\n")
+    (folder / "folder").mkdir()
     if prepare == "started":
-        assert session(folder, "--items", "items.csv", "--batch-size", "3", "--random-state", "0",
-                       "--out", "asks.csv").exit_code == 0
+        assert verb("start", "s.db", "--items", "items.csv", "--batch-size", "3", "--random-state", "0",
+                    "--out", "asks.csv").exit_code == 0
         asks = read_text_table(folder / "asks.csv")
         asked = {frozenset(pair) for pair in zip(asks["i"], asks["j"])}
         never = next((a, b) for a in items for b in items if a != b and frozenset((a, b)) not in asked)
@@ -317,77 +386,131 @@ def test_cluster_session_refuses_bad_input_in_one_line_and_writes_nothing(study,
         (folder / "never.csv").write_text(f"i,j,value\n{never[0]},{never[1]},0.5\n")
         (folder / "outside.csv").write_text(f"i,j,value\n{asks['j'][0]},{asks['i'][0]},7\n")
         (folder / "words.csv").write_text(f"i,j,value\n{asks['j'][0]},{asks['i'][0]},yes\n")
+        (folder / "nan.csv").write_text(f"i,j,value\n{asks['j'][0]},{asks['i'][0]},nan\n")
     elif prepare is not None:
         prepare(folder)
-    before = {path.name: path.read_bytes() for path in folder.iterdir()}
-    result = session(folder, *args)
+    before = snapshot(folder)
+    result = verb(args[0], "s.db", *args[1:])
     fails_in_one_line(result, *words)
-    assert {path.name: path.read_bytes() for path in folder.iterdir()} == before
+    assert snapshot(folder) == before
+
+
+def test_a_database_in_a_folder_that_cannot_be_written_is_named_as_such(study):
+    """The message names the folder, not "not a database"; the database is left as it was."""
+    folder, _, _ = study
+    locked = folder / "locked"
+    locked.mkdir()
+    assert verb("start", locked / "s.db", "--items", folder / "items.csv", "--out", folder / "a.csv").exit_code == 0
+    before = snapshot(locked)
+    for args in (["ask", locked / "s.db", "--out", folder / "b.csv"],
+                 ["start", locked / "new.db", "--items", folder / "items.csv", "--out", folder / "b.csv"]):
+        result = _in_a_read_only_folder(locked, ["cluster-session", *map(str, args)], cwd=folder)
+        assert result.returncode == 2, result.stderr
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and f"the folder {locked} cannot be written" in lines[0], result.stderr
+        assert not (folder / "b.csv").exists()
+    assert snapshot(locked) == before
+
+
+def _in_a_read_only_folder(locked: Path, args, *, cwd):
+    """``paucity ARGS`` while ``locked`` cannot be written: made read-only for this process (a read-only bind
+    mount in a mount namespace of its own, as root, who may write any folder otherwise), or by its mode."""
+    import os
+    import shlex
+    import shutil
+
+    code = "import sys; from paucity.cli import main; sys.argv = ['paucity', *sys.argv[1:]]; main()"
+    command = [sys.executable, "-c", code, *args]
+    if os.geteuid() != 0:
+        locked.chmod(0o555)
+        try:
+            return subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+        finally:
+            locked.chmod(0o755)
+    if shutil.which("unshare") is None:
+        pytest.skip("as root, a read-only folder needs a read-only mount (unshare from util-linux)")
+    mount = f"mount --bind {shlex.quote(str(locked))} {shlex.quote(str(locked))} && " \
+            f"mount -o remount,ro,bind {shlex.quote(str(locked))} && exec {shlex.join(command)}"
+    result = subprocess.run(["unshare", "-m", "sh", "-c", mount], cwd=cwd, capture_output=True, text=True)
+    if result.returncode not in (0, 2) and "mount" in result.stderr:
+        pytest.skip(f"as root, a read-only folder needs a read-only mount, which this machine refused: "
+                    f"{result.stderr.strip().splitlines()[0]}")
+    return result
 
 
 # -- withdrawing asks ----------------------------------------------------------------------------------------------
 def test_withdrawn_asks_stop_waiting_and_are_asked_again(study):
     folder, W, items = study
-    assert session(folder, "--items", folder / "items.csv", "--budget", "10", "--batch-size", "5", "--random-state",
-                   "1", "--out", folder / "asks.csv").exit_code == 0
+    db = folder / "s.db"
+    assert verb("start", db, "--items", folder / "items.csv", "--budget", "10", "--batch-size", "5",
+                "--random-state", "1", "--out", folder / "asks.csv").exit_code == 0
     asks = read_text_table(folder / "asks.csv")
     fill(folder / "asks.csv", W, items, folder / "answers.csv", rows=[0])
-    assert session(folder, "--answers", folder / "answers.csv", "--out", folder / "c.csv").exit_code == 0
+    assert verb("answer", db, folder / "answers.csv", "--out", folder / "c.csv").exit_code == 0
     asks.iloc[[3, 1]].rename(columns={"i": "second", "j": "first"}).to_csv(folder / "gone.csv", index=False)
     before = listing(folder)
-    gone = session(folder, "--withdraw", folder / "gone.csv", "--i-column", "first", "--j-column", "second")
+    gone = verb("withdraw", db, folder / "gone.csv", "--i-column", "first", "--j-column", "second")
     assert gone.exit_code == 0, gone.output
     assert gone.stdout.splitlines() == [
-        f"{folder / 's.db'}: 2 asks withdrawn; 2 pairs wait for an answer, 1 of 10 measurements made (ask again to "
+        f"{db}: 2 asks withdrawn; 2 pairs wait for an answer, 1 of 10 measurements made (ask again to "
         "send pairs out in their place)",
         f"  {asks['i'][3]}\t{asks['j'][3]}",
         f"  {asks['i'][1]}\t{asks['j'][1]}",
     ]
     assert listing(folder) == before  # only the database is written
-    store = MeasurementStore(folder / "s.db")
+    store = MeasurementStore(db)
     assert len(store.pending()) == 2 and len(store) == 1
     store.close()
     fill(folder / "asks.csv", W, items, folder / "late.csv", rows=[1])  # an answer to a withdrawn pair is refused
-    fails_in_one_line(session(folder, "--answers", folder / "late.csv", "--out", folder / "c.csv"), "never asked")
-    again = session(folder, "--out", folder / "asks2.csv")  # 10 - 1 - 2 = 7 free: a full batch of 5
-    assert "1 of 10 measurements made; 5 pairs to ask (3 new, 2 asked before)" in again.stdout
-    everything = session(folder, "--withdraw-all")
+    fails_in_one_line(verb("answer", db, folder / "late.csv", "--out", folder / "c.csv"), "never asked")
+    again = verb("ask", db, "--out", folder / "asks.csv")  # 10 - 1 - 2 = 7 free: a full batch of 5
+    assert "1 of 10 measurements made; 5 pairs to ask for asks.csv (3 new, 2 asked before)" in again.stdout
+    everything = verb("withdraw", db, "--all")
     assert everything.exit_code == 0, everything.output
     assert "5 asks withdrawn; 0 pairs wait for an answer, 1 of 10 measurements made" in everything.stdout
-    assert len(MeasurementStore(folder / "s.db").pending()) == 0
-    none = session(folder, "--withdraw-all")
-    assert none.stdout.startswith(f"{folder / 's.db'}: 0 asks withdrawn; 0 pairs wait")
-    quiet = runner.invoke(app, ["--quiet", "cluster-session", str(folder / "s.db"), "--withdraw-all"])
+    assert len(MeasurementStore(db).pending()) == 0
+    none = verb("withdraw", db, "--all")
+    assert none.stdout.startswith(f"{db}: 0 asks withdrawn; 0 pairs wait")
+    quiet = runner.invoke(app, ["--quiet", "cluster-session", "withdraw", str(db), "--all"])
     assert quiet.exit_code == 0 and quiet.stdout == ""
+
+
+def test_the_asks_of_an_annotator_who_left_are_withdrawn(study):
+    folder, _, _ = study
+    db = folder / "s.db"
+    verb("start", db, "--items", folder / "items.csv", "--batch-size", "6", "-n", "2", "--annotator", "ann",
+         "--out", folder / "a.csv")
+    verb("ask", db, "--annotator", "bob", "-n", "3", "--out", folder / "b.csv")
+    gone = verb("withdraw", db, "--annotator", "bob")
+    assert gone.exit_code == 0 and "3 asks withdrawn; 2 pairs wait for an answer" in gone.stdout
 
 
 @pytest.mark.parametrize(
     "args, words",
     [
-        (["--withdraw", "unknown.csv"], ["names 'zz'", "not an item of the session"]),
-        (["--withdraw", "never.csv"], ["withdraws", "does not wait for an answer", "Nothing was withdrawn"]),
-        (["--withdraw", "answered.csv"], ["answered already"]),
-        (["--withdraw", "twice.csv"], ["named by rows 1 and 2 but was asked once"]),
-        (["--withdraw", "header.csv"], ["has a header but no rows"]),
-        (["--withdraw", "empty.csv"], ["is empty"]),
-        (["--withdraw", "missing.csv"], ["missing.csv"]),
-        (["--withdraw", "asks.csv", "--withdraw-all"], ["--withdraw and --withdraw-all were both given"]),
-        (["--withdraw", "asks.csv", "--answers", "asks.csv"], ["--answers does not apply to --withdraw"]),
-        (["--withdraw-all", "--batch-size", "3"], ["--batch-size does not apply to --withdraw-all"]),
-        (["--withdraw-all", "--items", "items.csv"], ["--items does not apply to --withdraw-all"]),
-        (["--withdraw-all", "--out", "x.csv"], ["--out names a file to write", "writes only to the database"]),
-        (["--withdraw-all", "--i-column", "a"], ["--i-column names a column of --withdraw or --answers"]),
-        (["--withdraw", "asks.csv", "--value-column", "v"], ["--value-column does not apply to --withdraw"]),
-        (["--withdraw", "asks.csv", "--i-column", "a"], ["no column 'a'"]),
+        (["unknown.csv"], ["names 'zz'", "not an item of the session"]),
+        (["never.csv"], ["withdraws", "does not wait for an answer", "Nothing was withdrawn"]),
+        (["answered.csv"], ["answered already"]),
+        (["twice.csv"], ["named by rows 1 and 2 but was asked once"]),
+        (["header.csv"], ["has a header but no rows"]),
+        (["empty.csv"], ["is empty"]),
+        (["missing.csv"], ["missing.csv"]),
+        ([], ["say which asks to withdraw: a PAIRS file, --all or --annotator NAME"]),
+        (["asks.csv", "--all"], ["PAIRS and --all were both given"]),
+        (["--all", "--annotator", "ann"], ["--all and --annotator were both given"]),
+        (["--all", "--i-column", "a"], ["--i-column names a column of the PAIRS file, and --all reads no file"]),
+        (["asks.csv", "--value-column", "v"], ["No such option: --value-column"]),
+        (["asks.csv", "--i-column", "a"], ["no column 'a'"]),
+        (["--annotator", ""], ["annotator must be a name"]),
     ],
 )
 def test_bad_withdrawals_fail_in_one_line_and_change_nothing(study, monkeypatch, args, words):
     folder, W, items = study
     monkeypatch.chdir(folder)
-    assert session(folder, "--items", "items.csv", "--batch-size", "4", "--random-state", "0",
-                   "--out", "asks.csv").exit_code == 0
+    assert verb("start", "s.db", "--items", "items.csv", "--batch-size", "4", "--random-state", "0",
+                "--out", "asks.csv").exit_code == 0
     fill(folder / "asks.csv", W, items, folder / "answers.csv", rows=[0])
-    assert session(folder, "--answers", "answers.csv", "--out", "c.csv").exit_code == 0
+    assert verb("answer", "s.db", "answers.csv", "--out", "c.csv").exit_code == 0
     asks = read_text_table(folder / "asks.csv")
     asked = {frozenset(pair) for pair in zip(asks["i"], asks["j"])}
     never = next((a, b) for a in items for b in items if a != b and frozenset((a, b)) not in asked)
@@ -397,19 +520,10 @@ def test_bad_withdrawals_fail_in_one_line_and_change_nothing(study, monkeypatch,
     (folder / "twice.csv").write_text(f"i,j\n{asks['i'][1]},{asks['j'][1]}\n{asks['j'][1]},{asks['i'][1]}\n")
     (folder / "header.csv").write_text("i,j\n")
     (folder / "empty.csv").write_text("")
-    with MeasurementStore(folder / "s.db") as store:
-        pending, metadata = store.pending().tolist(), store.metadata
-
-    def files():
-        return {path.name: path.read_bytes() for path in folder.iterdir() if not path.name.startswith("s.db")}
-
-    before = files()
-    result = session(folder, *args)
+    before = snapshot(folder)
+    result = verb("withdraw", "s.db", *args)
     fails_in_one_line(result, *words)
-    assert files() == before  # no file written; the database holds what it held (its bytes may be checkpointed)
-    with MeasurementStore(folder / "s.db") as store:
-        assert store.pending().tolist() == pending and len(pending) == 3 and len(store) == 1
-        assert store.metadata == metadata
+    assert snapshot(folder) == before
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -418,10 +532,10 @@ def test_bad_withdrawals_fail_in_one_line_and_change_nothing(study, monkeypatch,
 def test_any_answers_file_records_or_fails_in_one_line(tmp_path_factory, text):
     folder = tmp_path_factory.mktemp("fuzz")
     pd.DataFrame({"item": ["i", "j", "x", "value"]}).to_csv(folder / "items.csv", index=False)
-    assert session(folder, "--items", folder / "items.csv", "--budget", "6", "--batch-size", "6",
-                   "--out", folder / "asks.csv").exit_code == 0
+    assert verb("start", folder / "s.db", "--items", folder / "items.csv", "--budget", "6", "--batch-size", "6",
+                "--out", folder / "asks.csv").exit_code == 0
     (folder / "answers.csv").write_text(text)
-    result = session(folder, "--answers", folder / "answers.csv", "--out", folder / "c.csv")
+    result = verb("answer", folder / "s.db", folder / "answers.csv", "--out", folder / "c.csv")
     if result.exit_code == 0:
         assert (folder / "c.csv").exists()
     else:
@@ -435,10 +549,10 @@ def test_any_answers_file_records_or_fails_in_one_line(tmp_path_factory, text):
 def test_any_withdraw_file_withdraws_or_fails_in_one_line(tmp_path_factory, text):
     folder = tmp_path_factory.mktemp("fuzz")
     pd.DataFrame({"item": ["i", "j", "x", "value"]}).to_csv(folder / "items.csv", index=False)
-    assert session(folder, "--items", folder / "items.csv", "--budget", "6", "--batch-size", "6",
-                   "--out", folder / "asks.csv").exit_code == 0
+    assert verb("start", folder / "s.db", "--items", folder / "items.csv", "--budget", "6", "--batch-size", "6",
+                "--out", folder / "asks.csv").exit_code == 0
     (folder / "pairs.csv").write_text(text)
-    result = session(folder, "--withdraw", folder / "pairs.csv")
+    result = verb("withdraw", folder / "s.db", folder / "pairs.csv")
     store = MeasurementStore(folder / "s.db")
     if result.exit_code == 0:
         assert f"{6 - len(store.pending())} ask" in result.stdout
@@ -446,6 +560,44 @@ def test_any_withdraw_file_withdraws_or_fails_in_one_line(tmp_path_factory, text
         fails_in_one_line(result)
         assert len(store.pending()) == 6
     store.close()
+
+
+# -- the old spelling ----------------------------------------------------------------------------------------------
+def test_the_old_spelling_still_works_with_a_warning(study):
+    folder, W, items = study
+    db = str(folder / "s.db")
+
+    def old(*args):
+        return runner.invoke(app, ["cluster-session", db, *map(str, args)])
+
+    first = old("--items", folder / "items.csv", "--budget", "12", "--batch-size", "4", "--random-state", "0",
+                "--out", folder / "asks.csv")
+    assert first.exit_code == 0, first.output
+    assert "warning: paucity cluster-session DB --items FILE is the old spelling and will be removed; use paucity " \
+           f"cluster-session start {db} ..." in first.stderr
+    assert "started a session over 14 items" in first.stdout
+    fill(folder / "asks.csv", W, items, folder / "answers.csv", rows=[0, 1])
+    answered = old("--answers", folder / "answers.csv", "--out", folder / "c.csv")
+    assert answered.exit_code == 0 and "2 answers recorded" in answered.stdout and "use paucity cluster-session " \
+        f"answer {db}" in answered.stderr
+    asked = old("--out", folder / "asks.csv")
+    assert asked.exit_code == 0 and "4 pairs to ask for asks.csv (2 new, 2 asked before)" in asked.stdout
+    gone = old("--withdraw-all")
+    assert gone.exit_code == 0 and "4 asks withdrawn" in gone.stdout and "cluster-session withdraw" in gone.stderr
+    refused = old("--strategy", "random")
+    fails_in_one_line(_without_warning(refused), "strategy='iu_red'; strategy='random' would make another session")
+
+
+def _without_warning(result):
+    """The result with the old spelling's warning line taken out of stderr (the failure is checked as usual)."""
+
+    class Stripped:
+        exit_code = result.exit_code
+        stdout = result.stdout
+        stderr = "\n".join(line for line in result.stderr.splitlines() if not line.startswith("warning:"))
+        output = result.output
+
+    return Stripped()
 
 
 # -- a session killed mid-run, and resumed -------------------------------------------------------------------------
@@ -461,11 +613,20 @@ KILLER = textwrap.dedent(
     elif where == "before-writing":  # asked and remembered, the asks file not written
         paucity.io.write_csv = lambda *args, **kwargs: os._exit(9)
     elif where == "after-recording":  # the answers committed, the clustering not written
+        transaction = MeasurementStore.transaction
+        from contextlib import contextmanager
+        @contextmanager
+        def die_after_commit(self, *args, **kwargs):
+            with transaction(self, *args, **kwargs) as connection:
+                yield connection
+            if getattr(connection, "_recorded", False):
+                os._exit(9)
         add = MeasurementStore.add
-        def add_and_die(self, *args, **kwargs):
-            add(self, *args, **kwargs)
-            os._exit(9)
-        MeasurementStore.add = add_and_die
+        def marked(self, *args, connection=None, **kwargs):
+            add(self, *args, connection=connection, **kwargs)
+            connection._recorded = True
+        MeasurementStore.transaction = die_after_commit
+        MeasurementStore.add = marked
     from paucity.cli import main
     sys.argv = ["paucity", *sys.argv[2:]]
     main()
@@ -480,35 +641,32 @@ def killed(folder, where, *args):
     return result
 
 
-def test_a_session_killed_at_any_point_resumes_with_nothing_lost_or_asked_twice(study):
+def test_a_session_killed_at_any_point_resumes_with_nothing_lost_or_asked_twice(study, database):
     folder, W, items = study
     # two rounds of six: every kill point is met in each round, and the second round resumes a resumed session
     start = ["--items", folder / "items.csv", "--budget", "12", "--batch-size", "6", "--random-state", "7"]
     # the same session, never interrupted
     clean = folder / "clean"
     clean.mkdir()
-    assert runner.invoke(app, ["cluster-session", str(clean / "s.db"), *map(str, start),
-                               "--out", str(clean / "asks.csv")]).exit_code == 0
+    assert verb("start", clean / "s.db", *start, "--out", clean / "asks.csv").exit_code == 0
     for _ in range(2):
         fill(clean / "asks.csv", W, items, clean / "answers.csv")
-        runner.invoke(app, ["cluster-session", str(clean / "s.db"), "--answers", str(clean / "answers.csv"),
-                            "--out", str(clean / "clusters.csv")])
-        runner.invoke(app, ["cluster-session", str(clean / "s.db"), "--out", str(clean / "asks.csv")])
+        verb("answer", clean / "s.db", clean / "answers.csv", "--out", clean / "clusters.csv")
+        verb("ask", clean / "s.db", "--out", clean / "asks.csv")
 
-    database = folder / "s.db"
-    killed(folder, "while-asking", database, *start, "--out", folder / "asks.csv")
+    killed(folder, "while-asking", "start", database, *start, "--out", folder / "asks.csv")
     assert not (folder / "asks.csv").exists() and len(MeasurementStore(database).pending()) == 0
-    assert session(folder, *start, "--out", folder / "asks.csv").exit_code == 0  # run again as it was
+    assert verb("start", database, *start, "--out", folder / "asks.csv").exit_code == 0  # run again as it was
     for round_ in range(2):
         fill(folder / "asks.csv", W, items, folder / "answers.csv")
-        killed(folder, "after-recording", database, "--answers", folder / "answers.csv", "--out", folder / "clusters.csv")
+        killed(folder, "after-recording", "answer", database, folder / "answers.csv", "--out", folder / "clusters.csv")
         assert len(MeasurementStore(database)) == 6 * (round_ + 1)  # committed before the kill
-        again = session(folder, "--answers", folder / "answers.csv", "--out", folder / "clusters.csv")
+        again = verb("answer", database, folder / "answers.csv", "--out", folder / "clusters.csv")
         assert "0 answers recorded from answers.csv (6 recorded before)" in again.stdout, again.output
         (folder / "asks.csv").unlink()
-        killed(folder, "before-writing", database, "--out", folder / "asks.csv")
+        killed(folder, "before-writing", "ask", database, "--out", folder / "asks.csv")
         assert not (folder / "asks.csv").exists()
-        assert session(folder, "--out", folder / "asks.csv").exit_code == 0
+        assert verb("ask", database, "--out", folder / "asks.csv").exit_code == 0
 
     resumed, uninterrupted = MeasurementStore(database).measurements(), MeasurementStore(clean / "s.db").measurements()
     pd.testing.assert_frame_equal(resumed[["order", "i", "j", "value", "repeat"]],
@@ -531,13 +689,13 @@ def test_the_commands_of_the_user_guide_run(tmp_path, monkeypatch):
     section = DOCS.read_text().split("## From the command line", 1)[1].split("\n## ", 1)[0]
     commands = [line for block in re.findall(r"```bash\n(.*?)```", section, flags=re.S)
                 for line in block.splitlines() if line.startswith("paucity ")]
-    assert len(commands) == 6
+    assert len(commands) == 9
     printed = []
     for command in commands:
         args = shlex.split(command)[1:]
-        if "--answers" in args:
+        if args[:2] == ["cluster-session", "answer"]:
             fill(tmp_path / "asks.csv", W, items, tmp_path / "answers.csv")
-        if "--withdraw" in args:  # the asks file cut down to the pairs of an annotator who left
+        if args[:2] == ["cluster-session", "withdraw"]:  # the asks file cut down to the pairs of one who left
             read_text_table(tmp_path / "asks.csv").iloc[5:10].to_csv(tmp_path / "unanswered.csv", index=False)
         result = runner.invoke(app, args)
         assert result.exit_code == 0, (command, result.output)
@@ -547,4 +705,6 @@ def test_the_commands_of_the_user_guide_run(tmp_path, monkeypatch):
     labels = pd.read_csv("labels.csv")
     assert labels["label"].tolist() == labels["reference"].tolist()
     assert len(pd.read_csv("asks.csv")) == 20 and len(MeasurementStore("photos.db")) == 20
+    assert "20 of 300 measurements made, 20 pairs wait for an answer" in printed[5]
+    assert len(pd.read_csv("alice.csv")) == len(pd.read_csv("bob.csv")) == 10
     assert len(MeasurementStore("photos.db").pending()) == 15 and "5 asks withdrawn; 15 pairs wait" in printed[-1]

@@ -337,7 +337,7 @@ def test_withdrawing_a_pair_that_is_not_pending_changes_nothing(which, error, wo
     with pytest.raises(error) as caught:
         model.withdraw(np.vstack([pairs[2:3], bad]) if which not in ("shape",) else bad)
     assert words in str(caught.value) and "\n" not in str(caught.value)
-    assert model._session.pending == [tuple(map(int, pair)) for pair in pairs[1:]]  # pairs[2] is still pending
+    assert model._session.loop.pending == [tuple(map(int, pair)) for pair in pairs[1:]]  # pairs[2] is still pending
     assert len(model.ask(10)) == 10 - 1 - 3
 
 

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from paucity._errors import InputError
-from paucity.clustering import ActiveSpectralClustering, MatrixOracle, MeasurementStore
+from paucity._errors import InputError, ParameterError
+from paucity.clustering import ActiveSpectralClustering, ClusteringSession, MatrixOracle, MeasurementStore
 
 PARAMS = dict(budget=45, batch_size=4, interleave=True, random_state=5)
 
@@ -50,10 +50,11 @@ def run_until_killed(tmp_path, W, database, after: int, strategy: str) -> subpro
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
 
 
-@pytest.mark.parametrize("strategy, after", [("iu_red", 21), ("shamir_tishby", 30), ("random", 3)])
-def test_a_killed_session_resumes_with_nothing_lost_or_measured_twice(tmp_path, strategy, after):
+@pytest.mark.parametrize("strategy, after, backend", [("iu_red", 21, "sqlite"), ("shamir_tishby", 30, "sqlite"),
+                                                       ("random", 3, "sqlite"), ("iu_red", 21, "postgresql")])
+def test_a_killed_session_resumes_with_nothing_lost_or_measured_twice(tmp_path, request, strategy, after, backend):
     W = similarities()
-    database = tmp_path / "session.db"
+    database = tmp_path / "session.db" if backend == "sqlite" else request.getfixturevalue("postgres_server").new_database()
     result = run_until_killed(tmp_path, W, database, after, strategy)
     assert result.returncode == 7, result.stderr
     store = MeasurementStore(database)
@@ -77,16 +78,33 @@ def test_a_killed_session_resumes_with_nothing_lost_or_measured_twice(tmp_path, 
     np.testing.assert_array_equal(resumed.labels_, uninterrupted.labels_)
 
 
-def test_a_finished_session_is_not_extended_and_a_larger_budget_continues(tmp_path):
+def test_a_finished_session_is_not_extended_and_a_larger_budget_continues_through_extend(tmp_path):
     W = similarities(n=10, seed=1)
     database = tmp_path / "done.db"
     ActiveSpectralClustering(budget=12, store=database, random_state=0).fit(MatrixOracle(W))
     oracle = MatrixOracle(W)
     again = ActiveSpectralClustering(budget=12, store=database, random_state=0).fit(oracle)
     assert oracle.n_answered == 0 and again.n_queries_ == 12
+    with pytest.raises(ParameterError, match="has budget=12; budget=20 would make another session.*extend"):
+        ActiveSpectralClustering(budget=20, store=database, random_state=0).fit(oracle)
+    with ClusteringSession.open(database) as session:
+        session.extend(20)
     more = ActiveSpectralClustering(budget=20, store=database, random_state=0).fit(oracle)
     assert oracle.n_answered == 8 and more.n_queries_ == 20
     assert len(MeasurementStore(database)) == 20
+
+
+def test_settings_that_differ_from_the_stores_are_refused_naming_both(tmp_path):
+    database = tmp_path / "s.db"
+    ActiveSpectralClustering(budget=12, store=database, random_state=0).fit(MatrixOracle(similarities(n=10)))
+    before = MeasurementStore(database).measurements()
+    with pytest.raises(ParameterError) as caught:
+        ActiveSpectralClustering(budget=12, store=database, strategy="random", random_state=1).fit(
+            MatrixOracle(similarities(n=10)))
+    message = str(caught.value)
+    assert "has strategy='iu_red', random_state=0; strategy='random', random_state=1 would make another" in message
+    assert "\n" not in message
+    pd.testing.assert_frame_equal(MeasurementStore(database).measurements(), before)
 
 
 def test_the_human_loop_survives_a_restart(tmp_path):
@@ -119,7 +137,7 @@ def test_answers_can_come_back_to_a_fresh_process(tmp_path):
     fresh.tell(pairs, W[pairs[:, 0], pairs[:, 1]])
     assert fresh.n_queries_ == 4 and len(MeasurementStore(database).pending()) == 0
     with pytest.raises(InputError, match="never asked|answered already"):
-        ActiveSpectralClustering(store=database, budget=10).tell(pairs[:1], [0.5])
+        ActiveSpectralClustering(store=database, budget=10, batch_size=4).tell(pairs[:1], [0.5])
 
 
 def test_a_withdrawal_survives_reopening_and_the_resumed_session_measures_each_pair_once(tmp_path):

@@ -1,5 +1,8 @@
-"""The measurement store: SQLite in WAL mode through SQLAlchemy Core, running estimates (seed 003 §2.5),
-refusal of foreign databases, and nothing lost when the process is killed."""
+"""The measurement store: SQLite in WAL mode and PostgreSQL through SQLAlchemy Core, running estimates (seed 003
+§2.5), refusal of foreign, damaged and newer databases, and nothing lost when the process is killed.
+
+The tests taking the ``database`` fixture run twice: on an SQLite file and on a fresh database of a throw-away
+PostgreSQL server (skipped, with the reason, where none can start)."""
 
 from __future__ import annotations
 
@@ -19,8 +22,8 @@ from paucity.clustering import MeasurementStore
 from paucity.clustering.estimates import PRIOR_SIGMA, RunningEstimates
 
 
-def test_measurements_survive_reopening(tmp_path):
-    path = tmp_path / "session.db"
+def test_measurements_survive_reopening(database):
+    path = database
     with MeasurementStore(path, n_items=5) as store:
         store.add([[1, 0], [2, 4]], [0.5, 0.25], source="a", time=10.0)
         store.add([[0, 1]], [0.75], source="b", time=11.0)
@@ -45,13 +48,13 @@ def test_a_url_works_like_a_path(tmp_path):
     assert len(MeasurementStore(path)) == 1
 
 
-def test_running_estimates_follow_section_2_5(tmp_path):
+def test_running_estimates_follow_section_2_5(database):
     """Median of repeats; σ̂ = √(1/12) unmeasured, s after one, s/√r after r; s pooled over repeated pairs."""
     rng = np.random.default_rng(0)
     pairs = rng.integers(0, 6, (60, 2))
     pairs = pairs[(pairs[:, 0] != pairs[:, 1]) & (pairs.min(axis=1) > 0)]  # item 0 is never measured
     values = rng.random(len(pairs))
-    store = MeasurementStore(tmp_path / "e.db", n_items=6)
+    store = MeasurementStore(database, n_items=6)
     store.add(pairs, values)
     estimates = store.estimates()
     frame = pd.DataFrame({"i": pairs.min(axis=1), "j": pairs.max(axis=1), "value": values})
@@ -82,8 +85,8 @@ def test_before_any_repeat_sigma_stays_at_its_prior():
     assert running.W[0, 1] == pytest.approx(0.7) and running.counts[1, 0] == 2
 
 
-def test_pending_asks_are_answered_one_per_measurement(tmp_path):
-    store = MeasurementStore(tmp_path / "p.db", n_items=4)
+def test_pending_asks_are_answered_one_per_measurement(database):
+    store = MeasurementStore(database, n_items=4)
     store.add_pending([[0, 1], [2, 3], [1, 0]])
     store.add([[1, 0]], [0.4])
     assert store.pending().tolist() == [[2, 3], [0, 1]]
@@ -93,9 +96,9 @@ def test_pending_asks_are_answered_one_per_measurement(tmp_path):
     assert store.pending().shape == (0, 2)
 
 
-def test_a_killed_writer_loses_nothing_committed(tmp_path):
+def test_a_killed_writer_loses_nothing_committed(database):
     """A process killed between asking and answering: every answer before is there, the ask is pending."""
-    path = tmp_path / "killed.db"
+    path = database
     script = textwrap.dedent(
         f"""
         import os
@@ -151,11 +154,18 @@ def test_bad_arguments(tmp_path):
         MeasurementStore(tmp_path / "missing" / "x.db")
     with pytest.raises(ParameterError, match="file path or an SQLAlchemy URL"):
         MeasurementStore(42)
-    with pytest.raises(ParameterError, match="cannot use the database URL"):
+    with pytest.raises(ParameterError, match="a nosuchdialect database; a session lives in an SQLite file"):
         MeasurementStore("nosuchdialect://host/db")
-    store = MeasurementStore(tmp_path / "b.db", n_items=4)
+    with pytest.raises(ParameterError, match="in-memory database"):
+        MeasurementStore("sqlite://")
+    with pytest.raises(ParameterError, match="names the driver 'psycopg2'"):
+        MeasurementStore("postgresql+psycopg2://ann:secret@localhost/db")
+
+
+def test_bad_items_and_values(database):
+    store = MeasurementStore(database, n_items=4)
     with pytest.raises(InputError, match="session over 4 items, but n_items=6"):
-        MeasurementStore(tmp_path / "b.db", n_items=6)
+        MeasurementStore(database, n_items=6)
     with pytest.raises(InputError, match="unknown item"):
         store.add([[0, 4]], [0.5])
     with pytest.raises(InputError, match=r"\[0, 1\]"):
@@ -163,22 +173,88 @@ def test_bad_arguments(tmp_path):
     with pytest.raises(InputError, match="with itself"):
         store.add_pending([[2, 2]])
     assert len(store) == 0
-    loose = MeasurementStore(tmp_path / "c.db")
+
+
+def test_a_store_without_n_items_refuses_a_smaller_one_later(database):
+    loose = MeasurementStore(database)
     loose.add([[0, 7]], [0.5])
     with pytest.raises(InputError, match="item 7"):
         loose.set_n_items(5)
 
 
-def test_copies_share_the_database(tmp_path):
-    store = MeasurementStore(tmp_path / "copy.db", n_items=3)
+def test_a_database_of_only_views_is_another_programs(tmp_path):
+    path = tmp_path / "views.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE VIEW answers AS SELECT 1 AS x")
+    before = path.read_bytes()
+    with pytest.raises(ReaderError, match="written by another program .*the views answers"):
+        MeasurementStore(path)
+    assert path.read_bytes() == before
+
+
+def test_a_damaged_or_newer_version_is_refused_untouched(tmp_path):
+    path = tmp_path / "v.db"
+    MeasurementStore(path, n_items=3).close()
+    for version, words in (("abc", "is damaged: its store version is 'abc'"), ("0", "is damaged"),
+                           ("99", "written by a newer paucity (store version 99")):
+        with sqlite3.connect(path) as connection:
+            connection.execute("UPDATE paucity_store SET value = ? WHERE key = 'version'", (version,))
+        connection.close()
+        before = path.read_bytes()
+        with pytest.raises(ReaderError, match=words.replace("(", r"\(")) as caught:
+            MeasurementStore(path)
+        assert "\n" not in str(caught.value) and path.read_bytes() == before
+
+
+def test_a_version_1_store_is_upgraded_in_place_with_its_data(tmp_path):
+    """A store of the first format (no annotators, no skips) opens, its measurements and asks kept."""
+    path = tmp_path / "v1.db"
+    with sqlite3.connect(path) as connection:
+        connection.executescript(
+            "CREATE TABLE paucity_store (key VARCHAR(64) PRIMARY KEY, value TEXT NOT NULL);"
+            "CREATE TABLE paucity_measurements (id INTEGER PRIMARY KEY AUTOINCREMENT, i INTEGER NOT NULL, "
+            "j INTEGER NOT NULL, value FLOAT NOT NULL, time FLOAT NOT NULL, source TEXT NOT NULL);"
+            "CREATE TABLE paucity_pending (id INTEGER PRIMARY KEY AUTOINCREMENT, i INTEGER NOT NULL, "
+            "j INTEGER NOT NULL, time FLOAT NOT NULL);"
+            "INSERT INTO paucity_store VALUES ('format', 'paucity.clustering measurement store'), ('version', '1'), "
+            "('n_items', '4');"
+            "INSERT INTO paucity_measurements (i, j, value, time, source) VALUES (0, 1, 0.5, 1.0, 'a');"
+            "INSERT INTO paucity_pending (i, j, time) VALUES (2, 3, 2.0);"
+        )
+    connection.close()
+    store = MeasurementStore(path)
+    assert store.metadata["version"] == "2" and len(store) == 1
+    asks = store.pending_asks()
+    assert asks[["i", "j"]].values.tolist() == [[2, 3]] and asks["annotator"].isna().all()
+    assert store.skips().empty
+    store.close()
+
+
+def test_a_url_is_shown_without_its_password():
+    from paucity.clustering.store import shown_url
+
+    assert shown_url("postgresql://ann:secret@db.lab:5432/photos") == "postgresql://ann:***@db.lab:5432/photos"
+
+
+def test_a_postgresql_url_without_its_driver_names_the_extra(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "psycopg" else real(name, *a))
+    with pytest.raises(ParameterError, match=r"needs the PostgreSQL driver psycopg.*pip install 'paucity\[postgres\]'"):
+        MeasurementStore("postgresql://ann:secret@localhost/photos")
+
+
+def test_copies_share_the_database(database):
+    store = MeasurementStore(database, n_items=3)
     store.add([[0, 1]], [0.5])
     for other in (copy.deepcopy(store), pickle.loads(pickle.dumps(store))):
         assert other.url == store.url and len(other) == 1
 
 
 # -- withdrawing pending asks --------------------------------------------------------------------------------------
-def test_withdrawn_asks_are_no_longer_pending_and_stay_withdrawn_after_reopening(tmp_path):
-    path = tmp_path / "withdraw.db"
+def test_withdrawn_asks_are_no_longer_pending_and_stay_withdrawn_after_reopening(database):
+    path = database
     with MeasurementStore(path, n_items=5) as store:
         store.add_pending([[0, 1], [2, 3], [1, 4], [0, 1]])
         withdrawn = store.withdraw_pending([[3, 2], [1, 0]])  # either order; the earliest ask of (0, 1) goes
@@ -186,9 +262,7 @@ def test_withdrawn_asks_are_no_longer_pending_and_stay_withdrawn_after_reopening
         assert store.pending().tolist() == [[1, 4], [0, 1]]
     reopened = MeasurementStore(path)
     assert reopened.pending().tolist() == [[1, 4], [0, 1]] and len(reopened) == 0  # nothing measured
-    with sqlite3.connect(path) as connection:  # the later ask of (0, 1) is the one left
-        ids = [row[0] for row in connection.execute("SELECT id FROM paucity_pending ORDER BY id")]
-    assert ids == [3, 4]
+    assert reopened.pending_asks()["id"].tolist() == [3, 4]  # the later ask of (0, 1) is the one left
     assert reopened.withdraw_pending().tolist() == [[1, 4], [0, 1]]  # all, in the order asked
     assert MeasurementStore(path).pending().shape == (0, 2)
     assert reopened.withdraw_pending().shape == (0, 2)  # nothing pending: nothing to withdraw
@@ -204,8 +278,8 @@ def test_withdrawn_asks_are_no_longer_pending_and_stay_withdrawn_after_reopening
         ([[0, 1], [3, 3]], "with itself"),
     ],
 )
-def test_withdrawing_an_ask_that_is_not_pending_withdraws_nothing(tmp_path, pairs, words):
-    path = tmp_path / "all-or-nothing.db"
+def test_withdrawing_an_ask_that_is_not_pending_withdraws_nothing(database, pairs, words):
+    path = database
     store = MeasurementStore(path, n_items=5)
     store.add_pending([[0, 1], [0, 2], [2, 3]])
     store.add([[2, 3]], [0.5])
@@ -218,8 +292,8 @@ def test_withdrawing_an_ask_that_is_not_pending_withdraws_nothing(tmp_path, pair
     assert MeasurementStore(path).pending().tolist() == [[0, 1], [0, 2]]  # the first delete was rolled back
 
 
-def test_clear_pending_withdraws_every_ask(tmp_path):
-    store = MeasurementStore(tmp_path / "clear.db", n_items=3)
+def test_clear_pending_withdraws_every_ask(database):
+    store = MeasurementStore(database, n_items=3)
     store.add_pending([[0, 1], [1, 2]])
     store.clear_pending()
     assert store.pending().shape == (0, 2) and len(store) == 0

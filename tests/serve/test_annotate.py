@@ -101,7 +101,7 @@ def test_a_skipped_pair_goes_to_someone_else_and_never_back(session):
 def test_a_skip_survives_a_restart(database, session):
     pair = names(session.next_pair("ann"))
     session.skip("ann", *pair)
-    again = AnnotationSession(database, items_table(), lease_seconds=0)
+    again = AnnotationSession(database, items_table())
     for _ in range(4):
         answer = again.next_pair("ann")
         assert answer["status"] != "pair" or frozenset(names(answer)) != frozenset(pair)
@@ -119,7 +119,7 @@ def test_errors_are_clear_and_change_nothing(session, database):
         (lambda: session.answer("ann", "photo00", "nope", 3), "not an item"),
         (lambda: session.answer("../etc", *pair, 3), "annotator must be"),
         (lambda: session.answer("", *pair, 3), "annotator must be"),
-        (lambda: session.answer("ann", "photo00", "photo00", 3), "does not wait"),
+        (lambda: session.answer("ann", "photo00", "photo00", 3), "with itself"),
     ]:
         with pytest.raises(ParameterError, match=match):
             call()
@@ -300,3 +300,48 @@ def test_fuzz_answers_are_refused_cleanly(fuzzed, annotator, i, value):
     message = response.json()["error"]
     assert message and "\n" not in message
     assert len(stored(database)) == 0
+
+
+# ----------------------------------------------------------------------------------- a shared session, PostgreSQL
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_the_page_and_the_command_line_share_one_session_and_survive_a_crash(tmp_path, request, backend):
+    """`paucity serve annotate` on a session that `paucity cluster-session` also asks from: no pair to both, every
+    acknowledged answer kept through a killed server; on SQLite and on a PostgreSQL URL."""
+    from paucity.cli import app
+    from typer.testing import CliRunner
+
+    from .conftest import Served
+
+    url = str(tmp_path / "s.db") if backend == "sqlite" else request.getfixturevalue("postgres_server").new_database()
+    items = tmp_path / "items.csv"
+    items_table().to_csv(items, index=False)
+    command = ["serve", "annotate", url, "--items", str(items), "--budget", "24", "--batch-size", "6",
+               "--random-state", "0"]
+    served = Served(*command)
+    acknowledged = []
+    try:
+        with httpx.Client(base_url=served.url, timeout=60) as client:
+            answer = client.get("/api/next", params={"annotator": "ann"}).json()
+            on_page = frozenset(names(answer))
+            carl = CliRunner().invoke(app, ["cluster-session", "ask", url, "--annotator", "carl", "-n", "4",
+                                            "--out", str(tmp_path / "carl.csv")])
+            assert carl.exit_code == 0, carl.output
+            file = pd.read_csv(tmp_path / "carl.csv", dtype=str)
+            assert len(file) == 4 and on_page not in {frozenset(pair) for pair in zip(file["i"], file["j"])}
+            for _ in range(3):
+                pair = names(answer)
+                answer = client.post("/api/answer", json={"annotator": "ann", "i": pair[0], "j": pair[1],
+                                                          "value": 5}).json()
+                acknowledged.append(frozenset(pair))
+        served.kill()  # a crash: no chance to clean up
+        served = Served(*command)  # started again as it was
+        with httpx.Client(base_url=served.url, timeout=60) as client:
+            progress = client.get("/api/progress").json()
+            assert progress["n_answers"] == 3 and progress["n_pending"] == 4 + 1  # carl's four, ann's next
+            answer = client.get("/api/next", params={"annotator": "ann"}).json()
+            assert frozenset(names(answer)) not in acknowledged
+    finally:
+        served.stop()
+    table = stored(url)
+    assert {frozenset(pair) for pair in zip(table["i"], table["j"])} == {
+        frozenset((int(a[5:]), int(b[5:]))) for a, b in acknowledged}

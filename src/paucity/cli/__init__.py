@@ -51,11 +51,11 @@ for _name, _function in (
     ("differences", differences),
     ("multiselect", multiselect),
     ("cluster-active", cluster_active),
-    ("cluster-session", cluster_session),
     ("crowd", crowd),
     ("demo", demo),
 ):
     app.command(_name, cls=PaucityCommand)(_function)
+app.add_typer(cluster_session, name="cluster-session")
 app.add_typer(serve, name="serve")
 
 

@@ -87,7 +87,7 @@ class PaucityCommand(TyperCommand):
     """A command with one-line usage errors, deprecated spellings rewritten, and a clean Ctrl-C."""
 
     def parse_args(self, ctx, args: list[str]) -> list[str]:
-        with _one_line_usage(self.name):
+        with one_line_usage(self.name):
             args = rewrite_deprecated(list(args), DEPRECATED_OPTIONS.get(self.name or "", {}))
             if self.name not in FOLDER_OUTPUTS:
                 _refuse_folder_output(args)
@@ -95,7 +95,7 @@ class PaucityCommand(TyperCommand):
 
     def invoke(self, ctx):
         try:
-            with _one_line_usage(self.name), warnings_in_one_line():  # values are converted to their types here
+            with one_line_usage(self.name), warnings_in_one_line():  # values are converted to their types here
                 return super().invoke(ctx)
         except KeyboardInterrupt:
             print("interrupted", file=sys.stderr)
@@ -119,7 +119,7 @@ _USAGE_ERROR = next(kind for kind in typer.BadParameter.__mro__ if kind.__name__
 
 
 @contextlib.contextmanager
-def _one_line_usage(command: str | None):
+def one_line_usage(command: str | None):
     try:
         yield
     except _USAGE_ERROR as error:

@@ -2,38 +2,53 @@
 
 ``cluster-active`` reads a complete similarity matrix, calls
 :func:`paucity.clustering.simulate` once and writes the labels and the error
-curve; ``cluster-session`` runs the human loop in a database through
-:func:`paucity.clustering.next_pairs` (the pairs to ask),
-:func:`paucity.clustering.record_answers` (the answers, and the clustering)
-and :func:`paucity.clustering.withdraw_asks` (asks that will never be answered).
+curve. ``cluster-session`` runs the human loop in a database, one subcommand
+per verb of :class:`paucity.clustering.ClusteringSession`: ``start`` (a new
+session, and its first pairs), ``ask`` (the pairs for one annotator),
+``answer`` (their answers, and the clustering), ``withdraw`` (asks that will
+never be answered), ``status`` and ``extend`` (a larger budget). The old
+spelling, ``paucity cluster-session DB --items/--answers/--withdraw ...``, is
+rewritten to the subcommands with a warning.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
+from typer.core import TyperGroup
 
 from .._errors import ParameterError
-from ._command import one_line_errors
+from ._command import PaucityCommand, one_line_usage, one_line_errors
 from ._options import quiet
+from ._session_options import (
+    BATCH_HELP,
+    BATCH_SIZE,
+    BUDGET,
+    BUDGET_HELP,
+    INTERLEAVE,
+    INTERLEAVE_HELP,
+    ITEM_COLUMN,
+    ITEMS,
+    N_CLUSTERS,
+    N_CLUSTERS_HELP,
+    PRICE,
+    RANDOM_STATE,
+    REPEATS,
+    REPEATS_HELP,
+    STRATEGY,
+    STRATEGY_HELP,
+    open_or_explain,
+    parse_budget,
+    session_settings,
+    strategy_name,
+)
 
 __all__ = ["cluster_active", "cluster_session"]
 
-#: --strategy on the command line -> the library's name.
-STRATEGIES = {"iu-red": "iu_red", "shamir-tishby": "shamir_tishby", "random": "random"}
 _SHOWN_PAIRS = 20  # pairs printed before "... and N more"
-
-_STRATEGY_HELP = "iu-red (the seed's IU-RED, Algorithm 1), shamir-tishby (S&T, Algorithm 2) or random."
-_BUDGET_HELP = (
-    "Measurements to make: an integer (e.g. 300), or a fraction of the n(n-1)/2 pairs (times --repeats) written "
-    "with a decimal point (e.g. 0.2; 1.0 is every pair)."
-)
-_REPEATS_HELP = "The most measurements of one pair; above 1, uncertain pairs that matter are measured again (§2.5)."
-_BATCH_HELP = "Pairs chosen per eigen-update (the best ones)."
-_INTERLEAVE_HELP = "Alternate the strategy's pairs with random ones (the seed's interleave variants)."
-_N_CLUSTERS_HELP = "Number of clusters; more than 2 by recursive bisection of the largest cluster."
 
 
 def cluster_active(
@@ -43,12 +58,12 @@ def cluster_active(
         "in the first column and the header, or long, one row per pair with columns i, j and value.",
         show_default=False,
     ),
-    budget: str = typer.Option("0.1", "--budget", help=_BUDGET_HELP),
-    strategy: str = typer.Option("iu-red", "--strategy", help=_STRATEGY_HELP),
-    repeats: int = typer.Option(1, "--repeats", help=_REPEATS_HELP + " Useful with --concentration."),
-    batch_size: int = typer.Option(1, "--batch-size", help=_BATCH_HELP + " 1 is the seed's algorithm exactly."),
-    interleave: bool = typer.Option(False, "--interleave", help=_INTERLEAVE_HELP),
-    n_clusters: int = typer.Option(2, "--n-clusters", help=_N_CLUSTERS_HELP),
+    budget: str = typer.Option("0.1", "--budget", help=BUDGET_HELP),
+    strategy: str = typer.Option("iu-red", "--strategy", help=STRATEGY_HELP),
+    repeats: int = typer.Option(1, "--repeats", help=REPEATS_HELP + " Useful with --concentration."),
+    batch_size: int = typer.Option(1, "--batch-size", help=BATCH_HELP + " 1 is the seed's algorithm exactly."),
+    interleave: bool = typer.Option(False, "--interleave", help=INTERLEAVE_HELP),
+    n_clusters: int = typer.Option(2, "--n-clusters", help=N_CLUSTERS_HELP),
     concentration: Optional[float] = typer.Option(
         None,
         "--concentration",
@@ -100,8 +115,8 @@ def cluster_active(
         matrix = read_similarities(similarities, i_column=i_column, j_column=j_column, value_column=value_column)
         result = simulate(
             matrix,
-            strategy=_strategy(strategy),
-            budget=_budget(budget),
+            strategy=strategy_name(strategy),
+            budget=parse_budget(budget),
             repeats=repeats,
             batch_size=batch_size,
             interleave=interleave,
@@ -122,173 +137,6 @@ def cluster_active(
         )
 
 
-def cluster_session(
-    database: str = typer.Argument(
-        ...,
-        help="The session's database: a file (SQLite, created when missing) or an SQLAlchemy URL "
-        "(postgresql://user@host/name).",
-        show_default=False,
-    ),
-    items: Optional[Path] = typer.Option(
-        None,
-        "--items",
-        help="Starting a session: a table with a header row naming the items (first column, or --item-column).",
-        show_default=False,
-    ),
-    item_column: Optional[str] = typer.Option(None, "--item-column", help="The column of --items holding the names."),
-    answers: Optional[Path] = typer.Option(
-        None,
-        "--answers",
-        help="Record answers: a table with the two items and the similarity in [0, 1] (the asks file with its value "
-        "column filled); rows with an empty value are skipped.",
-        show_default=False,
-    ),
-    withdraw: Optional[Path] = typer.Option(
-        None,
-        "--withdraw",
-        help="Withdraw asks that will never be answered: a table with the two items of each (columns i, j, or as "
-        "--i-column and --j-column say; an asks file is one). Each must wait for an answer, or nothing is withdrawn.",
-        show_default=False,
-    ),
-    withdraw_all: bool = typer.Option(
-        False, "--withdraw-all", help="Withdraw every ask that waits for an answer.", show_default=False
-    ),
-    i_column: Optional[str] = typer.Option(
-        None, "--i-column", help="--answers or --withdraw: the first item's column (default i)."
-    ),
-    j_column: Optional[str] = typer.Option(
-        None, "--j-column", help="--answers or --withdraw: the second item's column (default j)."
-    ),
-    value_column: Optional[str] = typer.Option(
-        None, "--value-column", help="--answers: the similarity's column (default value)."
-    ),
-    batch_size: Optional[int] = typer.Option(
-        None,
-        "--batch-size",
-        help="Asking: the pairs out at once; pairs asked and not answered are written again, and new ones make up "
-        "the rest (default 20).",
-        show_default=False,
-    ),
-    budget: Optional[str] = typer.Option(
-        None, "--budget", help=_BUDGET_HELP + " Default 0.1 when a session starts; a larger one continues a session.",
-        show_default=False,
-    ),
-    strategy: Optional[str] = typer.Option(
-        None, "--strategy", help=_STRATEGY_HELP + " Default iu-red; fixed when the session starts.", show_default=False
-    ),
-    repeats: Optional[int] = typer.Option(
-        None, "--repeats", help=_REPEATS_HELP + " Default 1; fixed when the session starts.", show_default=False
-    ),
-    interleave: Optional[bool] = typer.Option(
-        None, "--interleave/--no-interleave", help=_INTERLEAVE_HELP + " Fixed when the session starts.",
-        show_default=False,
-    ),
-    n_clusters: Optional[int] = typer.Option(
-        None, "--n-clusters", help=_N_CLUSTERS_HELP + " Default 2; fixed when the session starts.", show_default=False
-    ),
-    random_state: Optional[int] = typer.Option(
-        None, "--random-state", help="Seed of the random choices; fixed when the session starts.", show_default=False
-    ),
-    out: Optional[Path] = typer.Option(
-        None,
-        "--out",
-        "-o",
-        help="Asking: where to write the pairs to ask (i, j, and an empty value column; default asks.csv). With "
-        "--answers: where to write the clustering (item, label, embedding; default clusters.csv).",
-        show_default=False,
-    ),
-) -> None:
-    """The human loop: write the next pairs to ask, and record the answers when they come.
-
-    Without --answers, starts a session (with --items) or resumes one, and writes the pairs that wait for an
-    answer: those asked before and not answered, then new ones chosen by the strategy, up to --batch-size.
-    Asking again before any answer gives the same pairs. With --answers, records the answers (each must answer
-    a pair that was asked; an answer recorded already is skipped, so a file may be read again) and writes the
-    clustering of every answer so far. With --withdraw (a table of pairs) or --withdraw-all, takes back asks
-    that will never be answered (an annotator left, a pair sent by mistake): they no longer wait for an answer
-    nor count against the budget, and asking again may choose them again; only the database is written. The
-    database keeps the items, the settings, every answer and the pairs asked: a command killed at any point is
-    run again as it was. Nothing is written when the command fails.
-
-    \b
-    Examples:
-      paucity cluster-session photos.db --items items.csv --budget 300 --batch-size 20 --out asks.csv
-      paucity cluster-session photos.db --answers answers.csv --out clusters.csv
-      paucity cluster-session photos.db --withdraw unanswered.csv
-      paucity cluster-session photos.db --out asks.csv
-    """
-    from .. import io
-    from ..clustering import next_pairs, read_answers, read_items, read_pairs, record_answers, withdraw_asks
-
-    with one_line_errors():
-        if withdraw is not None or withdraw_all:
-            _refuse_when_withdrawing(
-                withdraw_all, withdraw=withdraw, answers=answers, items=items, item_column=item_column, batch_size=batch_size,
-                budget=budget, strategy=strategy, repeats=repeats, interleave=interleave, n_clusters=n_clusters,
-                random_state=random_state, value_column=value_column, out=out,
-                **({"i_column": i_column, "j_column": j_column} if withdraw_all else {}),
-            )
-            table = None if withdraw_all else read_pairs(withdraw, i_column=i_column or "i", j_column=j_column or "j")
-            result = withdraw_asks(database, table)
-        elif answers is not None:
-            _refuse_when_recording(items=items, item_column=item_column, batch_size=batch_size, budget=budget,
-                                   strategy=strategy, repeats=repeats, interleave=interleave, n_clusters=n_clusters,
-                                   random_state=random_state)
-            out = io.check_output_path(out if out is not None else Path("clusters.csv"), option="--out")
-            table = read_answers(answers, i_column=i_column or "i", j_column=j_column or "j",
-                                 value_column=value_column or "value")
-            result = record_answers(database, table, source=answers.name)
-            io.write_csv(result.to_frame(), out, index=False)
-        else:
-            for option, value in (("--i-column", i_column), ("--j-column", j_column), ("--value-column", value_column)):
-                if value is not None:
-                    where = "--answers" if option == "--value-column" else "--answers or --withdraw"
-                    raise ParameterError(f"{option} names a column of {where}; give {where} too, or leave it out.")
-            if item_column is not None and items is None:
-                raise ParameterError("--item-column names the item column of --items; give --items too, or leave it out.")
-            out = io.check_output_path(out if out is not None else Path("asks.csv"), option="--out")
-            names = read_items(items, item_column=item_column) if items is not None else None
-            result = next_pairs(
-                database, names, strategy=None if strategy is None else _strategy(strategy),
-                budget=None if budget is None else _budget(budget), repeats=repeats, batch_size=batch_size,
-                interleave=interleave, n_clusters=n_clusters, random_state=random_state,
-            )
-            io.write_csv(result.to_frame(), out, index=False)
-    if quiet():
-        return
-    if withdraw is not None or withdraw_all:
-        _report_withdrawal(result, database)
-    elif answers is not None:
-        _report_answers(result, database, answers, out)
-    else:
-        _report_asks(result, database, out)
-
-
-# -- options -------------------------------------------------------------------------------------------------------
-def _strategy(text: str) -> str:
-    key = text.strip().lower().replace("_", "-")
-    if key not in STRATEGIES:
-        raise ParameterError(f"--strategy must be iu-red, shamir-tishby or random, got {text!r}.")
-    return STRATEGIES[key]
-
-
-def _spelled(strategy: str) -> str:
-    return strategy.replace("_", "-")
-
-
-def _budget(text: str):
-    """An integer budget (measurements), or a fraction written with a decimal point."""
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        raise ParameterError(
-            f"--budget must be a number of measurements (e.g. 300) or a fraction of the pairs (e.g. 0.2), got {text!r}."
-        ) from None
-
 
 def _beside(out: Path) -> Path:
     """labels.csv -> labels.history.csv (labels.tsv.gz -> labels.history.tsv.gz; labels -> labels.history.csv)."""
@@ -299,56 +147,372 @@ def _beside(out: Path) -> Path:
     return out.with_name(name + ".history.csv")
 
 
-def _refuse_when_recording(**options) -> None:
-    """Options of asking (or of starting a session) do not apply to --answers."""
-    for name, value in options.items():
-        if value is not None:
-            option = "--" + name.replace("_", "-")
-            raise ParameterError(
-                f"{option} applies when asking for pairs (without --answers); record the answers first, then run "
-                f"paucity cluster-session with {option} and without --answers."
+# -- cluster-session: one subcommand per verb ----------------------------------------------------------------------
+class _SessionGroup(TyperGroup):
+    """The ``cluster-session`` subcommands, which also take the old spelling (the database first) with a warning."""
+
+    def parse_args(self, ctx, args: list[str]) -> list[str]:
+        with one_line_usage("cluster-session"):
+            args = list(args)
+            if args and not args[0].startswith("-") and args[0] not in self.commands:
+                args = _from_old_spelling(args)
+            return super().parse_args(ctx, args)
+
+
+cluster_session = typer.Typer(
+    cls=_SessionGroup,
+    help="The human loop of active clustering in a database: start a session, ask pairs for an annotator, record "
+    "answers, withdraw asks, see where it stands. Any number of people and processes may work on one session at "
+    "once (an SQLite file, or a PostgreSQL URL for a team).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+_DATABASE = typer.Argument(
+    ...,
+    help="The session's database: an SQLite file, or a PostgreSQL URL (postgresql://user@host/name, with "
+    "pip install 'paucity[postgres]').",
+    show_default=False,
+)
+_ANNOTATOR = typer.Option(
+    None,
+    "--annotator",
+    help="Who the pairs go to (default: the name of the --out file). Asking again for the same annotator gives the "
+    "pairs they hold, then new ones; another annotator gets other pairs.",
+    show_default=False,
+)
+_ASKS_OUT = typer.Option(
+    Path("asks.csv"), "--out", "-o", help="Where to write the pairs to ask: i, j and an empty value column."
+)
+
+
+@cluster_session.command("start", cls=PaucityCommand)
+def session_start(
+    database: str = _DATABASE,
+    items: Optional[Path] = ITEMS,
+    item_column: Optional[str] = ITEM_COLUMN,
+    strategy: Optional[str] = STRATEGY,
+    budget: Optional[str] = BUDGET,
+    batch_size: Optional[int] = BATCH_SIZE,
+    repeats: Optional[int] = REPEATS,
+    interleave: Optional[bool] = INTERLEAVE,
+    n_clusters: Optional[int] = N_CLUSTERS,
+    random_state: Optional[int] = RANDOM_STATE,
+    price: Optional[float] = PRICE,
+    annotator: Optional[str] = _ANNOTATOR,
+    n: Optional[int] = typer.Option(
+        None, "-n", "--n-pairs", help="Pairs for this annotator (default: --batch-size).", show_default=False
+    ),
+    out: Path = _ASKS_OUT,
+) -> None:
+    """Start a session over the items of --items, and write its first pairs to ask.
+
+    The database keeps the items, the settings (fixed from now on), every answer and the pairs asked, so later
+    commands need only the database. On a database that holds a session already, the items and settings
+    given must be the session's: the command then asks, as ask does (two people starting one session at once
+    both get it, started once, and pairs of their own). Nothing is written when the command fails.
+
+    \b
+    Examples:
+      paucity cluster-session start photos.db --items items.csv --budget 300 --batch-size 20 --random-state 0
+      paucity cluster-session start postgresql://lab@db/photos --items items.csv --budget 0.1 --out alice.csv
+    """
+    from .. import io
+    from ..clustering import ClusteringSession, read_items
+    from ..clustering.session import check_annotator
+
+    with one_line_errors():
+        out = io.check_output_path(out, option="--out")
+        if item_column is not None and items is None:
+            raise ParameterError("--item-column names the item column of --items; give --items too, or leave it out.")
+        settings = session_settings(strategy=strategy, budget=budget, batch_size=batch_size, repeats=repeats,
+                                    interleave=interleave, n_clusters=n_clusters, random_state=random_state,
+                                    price=price)
+        who = check_annotator(_annotator(annotator, out))  # every input checked before the database is touched
+        _check_n(n)
+        if items is not None:
+            names = read_items(items, item_column=item_column)
+            session = ClusteringSession.create(database, names, exist_ok=True, **settings)
+        else:
+            session = open_or_explain(database, **settings)
+        with session:
+            result = session.ask(n, annotator=who)
+            io.write_csv(result.to_frame(), out, index=False)
+    if not quiet():
+        if session.created:
+            typer.echo(
+                f"{database}: started a session over {result.n_items} items ({_spelled(result.settings.strategy)}, "
+                f"budget {result.budget} measurements)"
             )
+        _report_asks(result, database, out)
 
 
-def _refuse_when_withdrawing(withdraw_all: bool, **options) -> None:
-    """Withdrawing writes only the database: the options of asking, recording and --out do not apply."""
-    chosen = "--withdraw-all" if withdraw_all else "--withdraw"
-    if options.pop("withdraw") is not None and withdraw_all:
-        raise ParameterError("--withdraw and --withdraw-all were both given; give --withdraw FILE for some asks, or "
-                             "--withdraw-all for every one.")
-    for name, value in options.items():
-        if value is not None:
-            option = "--" + name.replace("_", "-")
-            if name in ("i_column", "j_column"):
-                raise ParameterError(f"{option} names a column of --withdraw or --answers, and {chosen} reads no file; "
-                                     "leave it out.")
-            if name == "out":
-                raise ParameterError(f"--out names a file to write, and {chosen} writes only to the database; leave it "
-                                     "out, and ask again with --out to write the pairs that wait for an answer.")
+@cluster_session.command("ask", cls=PaucityCommand)
+def session_ask(
+    database: str = _DATABASE,
+    annotator: Optional[str] = _ANNOTATOR,
+    n: Optional[int] = typer.Option(
+        None, "-n", "--n-pairs", help="Pairs for this annotator (default: the session's batch size).",
+        show_default=False,
+    ),
+    out: Path = _ASKS_OUT,
+) -> None:
+    """Write the pairs for one annotator to answer: those they hold, then waiting ones, then new ones.
+
+    Asking again for the same annotator before they answer writes the same pairs (a command killed before the
+    file was written loses nothing). New pairs are chosen by one eigen-update while fewer than the session's
+    batch size wait for an answer; when every waiting pair is with someone else, the list is empty and the
+    command says so (ask again once answers come in). When the budget is spent the list is empty too.
+
+    \b
+    Examples:
+      paucity cluster-session ask photos.db --out asks.csv
+      paucity cluster-session ask photos.db --annotator bob -n 10 --out bob.csv
+    """
+    from .. import io
+    from ..clustering import ClusteringSession
+
+    with one_line_errors():
+        out = io.check_output_path(out, option="--out")
+        with ClusteringSession.open(database) as session:
+            result = session.ask(n, annotator=_annotator(annotator, out))
+            io.write_csv(result.to_frame(), out, index=False)
+    if not quiet():
+        _report_asks(result, database, out)
+
+
+@cluster_session.command("answer", cls=PaucityCommand)
+def session_answer(
+    database: str = _DATABASE,
+    answers: Path = typer.Argument(
+        ...,
+        help="The answers: a table with the two items and the similarity in [0, 1] (the asks file with its value "
+        "column filled); rows with an empty (or NA) value are skipped.",
+        show_default=False,
+    ),
+    i_column: Optional[str] = typer.Option(None, "--i-column", help="The first item's column (default i)."),
+    j_column: Optional[str] = typer.Option(None, "--j-column", help="The second item's column (default j)."),
+    value_column: Optional[str] = typer.Option(None, "--value-column", help="The similarity's column (default value)."),
+    out: Path = typer.Option(
+        Path("clusters.csv"), "--out", "-o", help="Where to write the clustering: item, label, embedding."
+    ),
+) -> None:
+    """Record answers, and write the clustering of every answer so far.
+
+    Each answer must be to a pair that waits for one; an answer recorded already (same pair, same value) is
+    skipped, so a file may be read again, or again after more of it is filled in. The answers of one command
+    are recorded in one transaction: all or none.
+
+    \b
+    Examples:
+      paucity cluster-session answer photos.db answers.csv --out clusters.csv
+    """
+    from .. import io
+    from ..clustering import ClusteringSession, read_answers
+
+    with one_line_errors():
+        out = io.check_output_path(out, option="--out")
+        table = read_answers(answers, i_column=i_column or "i", j_column=j_column or "j",
+                             value_column=value_column or "value")
+        with ClusteringSession.open(database) as session:
+            result = session.record(table, source=answers.name)
+        io.write_csv(result.to_frame(), out, index=False)
+    if not quiet():
+        _report_answers(result, database, answers, out)
+
+
+@cluster_session.command("withdraw", cls=PaucityCommand)
+def session_withdraw(
+    database: str = _DATABASE,
+    pairs: Optional[Path] = typer.Argument(
+        None,
+        help="The asks to withdraw: a table with the two items of each (columns i, j, or as --i-column and "
+        "--j-column say; an asks file is one). Each must wait for an answer, or nothing is withdrawn.",
+        show_default=False,
+    ),
+    every: bool = typer.Option(False, "--all", help="Withdraw every ask that waits for an answer.", show_default=False),
+    annotator: Optional[str] = typer.Option(
+        None, "--annotator", help="Withdraw every ask this annotator holds (they left).", show_default=False
+    ),
+    i_column: Optional[str] = typer.Option(None, "--i-column", help="The first item's column (default i)."),
+    j_column: Optional[str] = typer.Option(None, "--j-column", help="The second item's column (default j)."),
+) -> None:
+    """Withdraw asks that will never be answered: the pairs of a file, an annotator's, or --all.
+
+    Withdrawn pairs no longer wait for an answer nor count against the budget, an answer to one is refused,
+    and asking again may send them out again. Only the database is written.
+
+    \b
+    Examples:
+      paucity cluster-session withdraw photos.db unanswered.csv
+      paucity cluster-session withdraw photos.db --annotator bob
+      paucity cluster-session withdraw photos.db --all
+    """
+    from ..clustering import ClusteringSession, read_pairs
+
+    with one_line_errors():
+        chosen = [name for name, given in (("PAIRS", pairs is not None), ("--all", every),
+                                             ("--annotator", annotator is not None)) if given]
+        if len(chosen) != 1:
             raise ParameterError(
-                f"{option} does not apply to {chosen}; withdraw in a call of its own, then run paucity cluster-session "
-                f"with {option} and without {chosen}."
+                "say which asks to withdraw: a PAIRS file, --all or --annotator NAME" if not chosen
+                else f"{' and '.join(chosen)} were both given; give one of a PAIRS file, --all or --annotator NAME."
             )
+        if pairs is None and (i_column is not None or j_column is not None):
+            option = "--i-column" if i_column is not None else "--j-column"
+            raise ParameterError(f"{option} names a column of the PAIRS file, and {chosen[0]} reads no file; leave it out.")
+        table = None if pairs is None else read_pairs(pairs, i_column=i_column or "i", j_column=j_column or "j")
+        with ClusteringSession.open(database) as session:
+            result = session.withdraw(table, annotator=annotator)
+    if not quiet():
+        _report_withdrawal(result, database)
 
 
-# -- what is printed -----------------------------------------------------------------------------------------------
+@cluster_session.command("status", cls=PaucityCommand)
+def session_status(
+    database: str = _DATABASE,
+    out: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="Also write the clustering so far: item, label, embedding.", show_default=False
+    ),
+) -> None:
+    """Say where a session stands: answers, pairs waiting and with whom, budget left, cost, clusters so far.
+
+    \b
+    Examples:
+      paucity cluster-session status photos.db
+      paucity cluster-session status photos.db --out clusters.csv
+    """
+    from .. import io
+    from ..clustering import ClusteringSession
+
+    with one_line_errors():
+        if out is not None:
+            out = io.check_output_path(out, option="--out")
+        with ClusteringSession.open(database) as session:
+            status = session.status()
+        if out is not None:
+            io.write_csv(status.to_frame(), out, index=False)
+    if quiet():
+        return
+    settings = status.settings
+    typer.echo(
+        f"{database}: {status.n_items} items, {_spelled(settings.strategy)}, batches of {settings.batch_size}; "
+        f"{status.n_measured} of {status.budget} measurements made, {status.n_pending} pairs wait for an answer "
+        f"({status.n_out} with an annotator now), {status.budget_left} left to ask"
+    )
+    if settings.price:
+        typer.echo(f"cost: {status.cost:g} ({status.n_measured} answers at {settings.price:g})")
+    for row in status.annotators.itertuples():
+        name = row.annotator if row.annotator else "(no name)"
+        typer.echo(f"  {name}\t{row.n_answers} answers\t{row.n_holding} waiting")
+    sizes = ", ".join(f"{label}: {count} items" for label, count in status.clusters.cluster_sizes().items())
+    typer.echo(f"clusters so far: {sizes}" + (f"; written to {out}" if out is not None else ""))
+
+
+@cluster_session.command("extend", cls=PaucityCommand)
+def session_extend(
+    database: str = _DATABASE,
+    budget: str = typer.Option(..., "--budget", help=BUDGET_HELP + " Larger than the session's.", show_default=False),
+) -> None:
+    """Raise a session's budget (a finished session continues); the only setting that changes after the start.
+
+    \b
+    Examples:
+      paucity cluster-session extend photos.db --budget 400
+    """
+    from ..clustering import ClusteringSession
+
+    with one_line_errors():
+        with ClusteringSession.open(database) as session:
+            before = session.budget
+            session.extend(parse_budget(budget))
+    if not quiet():
+        typer.echo(f"{database}: the budget is {session.budget} measurements (was {before})")
+
+
+def _check_n(n) -> None:
+    if n is not None and n < 1:
+        raise ParameterError(f"-n must be an integer >= 1 (the pairs for this annotator), got {n}.")
+
+
+def _annotator(annotator: str | None, out: Path) -> str:
+    """--annotator, or the name of the --out file."""
+    return annotator if annotator is not None else out.name
+
+
+# -- the old spelling ------------------------------------------------------------------------------------------------
+_VALUED = {"--items", "--item-column", "--answers", "--withdraw", "--i-column", "--j-column", "--value-column",
+           "--batch-size", "--budget", "--strategy", "--repeats", "--n-clusters", "--random-state", "--out", "-o"}
+_SETTINGS = {"--strategy", "--budget", "--repeats", "--n-clusters", "--random-state", "--interleave",
+             "--no-interleave"}
+
+
+def _from_old_spelling(args: list[str]) -> list[str]:
+    """``cluster-session DB --answers F ...`` -> ``cluster-session answer DB F ...`` (and so on), with a warning."""
+    database, rest = args[0], args[1:]
+    options: list[tuple[str, str | None]] = []
+    k = 0
+    while k < len(rest):
+        name, equals, value = rest[k].partition("=")
+        if name in _VALUED and not equals:
+            value = rest[k + 1] if k + 1 < len(rest) else ""
+            k += 1
+        options.append((name, value if (equals or name in _VALUED) else None))
+        k += 1
+    names = [name for name, _ in options]
+
+    def passed(skip=(), renamed=None):
+        out = []
+        for name, value in options:
+            if name in skip:
+                continue
+            name = (renamed or {}).get(name, name)
+            out += [name] if value is None else [name, value]
+        return out
+
+    if "--withdraw" in names or "--withdraw-all" in names:
+        file = [value for name, value in options if name == "--withdraw"]
+        new = ["withdraw", database, *file[:1], *passed(skip={"--withdraw"}, renamed={"--withdraw-all": "--all"})]
+        old = "--withdraw FILE / --withdraw-all"
+    elif "--answers" in names:
+        file = [value for name, value in options if name == "--answers"]
+        new = ["answer", database, *file[:1], *passed(skip={"--answers"})]
+        old = "--answers FILE"
+    elif "--items" in names or _SETTINGS & set(names):
+        new = ["start", database, *passed()]
+        old = "--items FILE"
+    else:
+        new = ["ask", database, *passed(renamed={"--batch-size": "-n"})]
+        old = "without --answers"
+    print(f"warning: paucity cluster-session DB {old} is the old spelling and will be removed; use paucity "
+          f"cluster-session {new[0]} {database} ...", file=sys.stderr)
+    return new
+
+
+# -- what is printed -------------------------------------------------------------------------------------------------
+def _spelled(strategy: str) -> str:
+    return strategy.replace("_", "-")
+
+
 def _report_asks(result, database: str, out: Path) -> None:
-    settings = result.settings
-    if result.created:
-        typer.echo(
-            f"{database}: started a session over {result.n_items} items ({_spelled(settings['strategy'])}, budget "
-            f"{result.budget} measurements)"
-        )
     if result.spent:
         typer.echo(
             f"{database}: the budget of {result.budget} measurements is spent ({result.n_measured} answers); no pairs "
-            f"to ask (give a larger --budget to continue). Empty list written to {out}"
+            f"to ask (paucity cluster-session extend raises it). Empty list written to {out}"
         )
         return
     waiting = len(result.pairs)
+    if waiting == 0:
+        typer.echo(
+            f"{database}: no pair for {result.annotator}: the {result.n_elsewhere} pairs that wait for an answer are "
+            f"with other annotators (at most {result.settings.batch_size} wait at once, and the budget counts them); "
+            f"ask again once answers come in, or withdraw asks that will not be answered. Empty list written to {out}"
+        )
+        return
     typer.echo(
-        f"{database}: {result.n_measured} of {result.budget} measurements made; {waiting} pairs to ask "
-        f"({result.n_new} new, {waiting - result.n_new} asked before), written to {out}"
+        f"{database}: {result.n_measured} of {result.budget} measurements made; {waiting} pairs to ask for "
+        f"{result.annotator} ({result.n_new} new, {waiting - result.n_new} asked before), written to {out}"
     )
     for i, j in zip(result.pairs["i"].iloc[:_SHOWN_PAIRS], result.pairs["j"].iloc[:_SHOWN_PAIRS]):
         typer.echo(f"  {i}\t{j}")

@@ -9,6 +9,20 @@ import typer
 
 from ._command import PaucityCommand, one_line_errors
 from ._options import quiet
+from ._session_options import (
+    BATCH_SIZE,
+    BUDGET,
+    INTERLEAVE,
+    ITEM_COLUMN,
+    ITEMS,
+    N_CLUSTERS,
+    PRICE,
+    RANDOM_STATE,
+    REPEATS,
+    STRATEGY,
+    open_or_explain,
+    session_settings,
+)
 
 __all__ = ["serve"]
 
@@ -83,51 +97,26 @@ def serve_markers(
 serve.command("markers", cls=PaucityCommand)(serve_markers)
 
 
-def _budget(text: str | None):
-    """--budget: a whole number of answers, or a fraction of the pairs written with a decimal point."""
-    from .._errors import ParameterError
-
-    if text is None:
-        return None
-    try:
-        return float(text) if "." in text else int(text)
-    except ValueError:
-        raise ParameterError(f"--budget must be a whole number of answers (300) or a fraction of the pairs (0.2), got {text!r}.") from None
-
-
 def serve_annotate(
     database: str = typer.Argument(
-        ..., help="The session's database: a file (SQLite, created when missing) or an SQLAlchemy URL.", show_default=False
-    ),
-    items: Optional[Path] = typer.Option(
-        None,
-        "--items",
-        help="The items table (header row): names in the first column (or --item-column), optionally a text column "
-        "(shown) and an image column (a file under --media). Needed to start a session.",
+        ...,
+        help="The session's database: an SQLite file (created when missing), or a PostgreSQL URL "
+        "(postgresql://user@host/name, with pip install 'paucity[postgres]').",
         show_default=False,
     ),
-    item_column: Optional[str] = typer.Option(None, "--item-column", help="The column of --items holding the names."),
+    items: Optional[Path] = ITEMS,
+    item_column: Optional[str] = ITEM_COLUMN,
     media: Optional[Path] = typer.Option(
         None, "--media", help="The folder of the images; only the images the items table names are served.", show_default=False
     ),
-    price: float = typer.Option(0.0, "--price", help="The price of one answer, for the coordinator's cost."),
-    budget: Optional[str] = typer.Option(
-        None, "--budget", help="Answers to collect: a whole number, or a fraction of the pairs (0.1 when a session starts).",
-        show_default=False,
-    ),
-    batch_size: Optional[int] = typer.Option(
-        None, "--batch-size", help="Pairs waiting for answers at once, chosen by one eigen-update (default 20); at least "
-        "the number of annotators working at the same time.", show_default=False,
-    ),
-    strategy: Optional[str] = typer.Option(
-        None, "--strategy", help="iu-red (default), shamir-tishby or random; fixed when the session starts.", show_default=False
-    ),
-    n_clusters: Optional[int] = typer.Option(
-        None, "--n-clusters", help="Number of clusters (default 2); fixed when the session starts.", show_default=False
-    ),
-    random_state: Optional[int] = typer.Option(
-        None, "--random-state", help="Seed of the random choices; fixed when the session starts.", show_default=False
-    ),
+    price: Optional[float] = PRICE,
+    budget: Optional[str] = BUDGET,
+    batch_size: Optional[int] = BATCH_SIZE,
+    strategy: Optional[str] = STRATEGY,
+    repeats: Optional[int] = REPEATS,
+    interleave: Optional[bool] = INTERLEAVE,
+    n_clusters: Optional[int] = N_CLUSTERS,
+    random_state: Optional[int] = RANDOM_STATE,
     host: str = typer.Option("127.0.0.1", "--host", help=_HOST_HELP),
     port: int = typer.Option(0, "--port", help="Port to listen on; 0 picks a free one."),
 ) -> None:
@@ -136,9 +125,10 @@ def serve_annotate(
     Annotators open the printed URL, give their name, and answer one pair at a time with the keys 0 (not
     similar at all) to 9 (the same), or skip with s. Each answer is stored in the session's database, with
     the annotator and the time, before the next pair is shown; a pair goes to one annotator at a time. The
-    session's active learner (IU-RED by default) chooses the pairs in batches. The coordinator's view, at
-    /coordinator, shows the answers so far, their cost at --price each, and the current clusters. The server
-    can be stopped at any time and started again with the same command: the session goes on.
+    session's active learner (IU-RED by default) chooses the pairs. The coordinator's view, at /coordinator,
+    shows the answers so far, their cost at --price each, and the current clusters. The server can be stopped
+    at any time and started again with the same command: the session goes on, and `paucity cluster-session`
+    commands may work on the same session meanwhile.
 
     \b
     Examples:
@@ -152,30 +142,24 @@ def serve_annotate(
         from ..serve.annotate import annotate_app
         from ..serve.server import bind, serve as run, url_of
 
-        strategies = {"iu-red": "iu_red", "shamir-tishby": "shamir_tishby", "random": "random"}
-        if strategy is not None and strategy.lower() not in strategies:
+        settings = session_settings(strategy=strategy, budget=budget, batch_size=batch_size, repeats=repeats,
+                                    interleave=interleave, n_clusters=n_clusters, random_state=random_state,
+                                    price=price)
+        if item_column is not None and items is None:
             from .._errors import ParameterError
 
-            raise ParameterError(f"--strategy must be iu-red, shamir-tishby or random, got {strategy!r}.")
-        settings = {
-            "budget": _budget(budget), "batch_size": batch_size, "n_clusters": n_clusters, "random_state": random_state,
-            "strategy": None if strategy is None else strategies[strategy.lower()],
-        }
-        if items is None and "://" not in database and not Path(database).exists():
-            from .._errors import ParameterError
-
-            raise ParameterError(f"{database} does not exist yet; give --items (the items table) to start a session.")
+            raise ParameterError("--item-column names the item column of --items; give --items too, or leave it out.")
+        table = None
+        if items is None:  # a session that does not exist: say so before listening
+            open_or_explain(database, **{k: v for k, v in settings.items() if v is not None}).close()
+        else:
+            table = io.read_frame(items, text_columns=[item_column] if item_column else [])
+            first = item_column or table.columns[0]
+            table = io.read_frame(items, text_columns=[first, "text", "image"])
         sock = bind(host, port)
         try:
-            table = None
-            if items is not None:
-                table = io.read_frame(items, text_columns=[item_column] if item_column else [])
-                first = item_column or table.columns[0]
-                table = io.read_frame(items, text_columns=[first, "text", "image"])
-            session = AnnotationSession(
-                database, table, item_column=item_column, media=media, price=price,
-                **{k: v for k, v in settings.items() if v is not None},
-            )
+            session = AnnotationSession(database, table, item_column=item_column, media=media,
+                                        **{k: v for k, v in settings.items() if v is not None})
             token = None if is_loopback(host) else new_token()
             app = annotate_app(session, token=token, local_only=token is None)
         except BaseException:

@@ -20,9 +20,12 @@ choose which ones to measure.
 - :class:`ActiveSpectralClustering`: the active loop, by ``fit(oracle)`` or
   step by step with ``ask`` and ``tell`` (and ``withdraw`` for asks that will
   never be answered).
-- :func:`simulate` (on a complete matrix read by :func:`read_similarities`),
-  :func:`next_pairs`, :func:`record_answers` and :func:`withdraw_asks` (a
-  session in a database, by item names): what the command line runs.
+- :func:`simulate` (on a complete matrix read by :func:`read_similarities`):
+  what ``paucity cluster-active`` runs.
+- :class:`ClusteringSession`: a session in a database, by item names, shared
+  by any number of processes (``ask``, ``record``, ``withdraw``, ``status``);
+  what ``paucity cluster-session`` and ``paucity serve annotate`` run, with
+  the readers :func:`read_items`, :func:`read_answers` and :func:`read_pairs`.
 """
 
 from importlib import import_module
@@ -41,18 +44,23 @@ _WHERE = {
     "BetaNoise": "oracles",
     "MeasurementStore": "store",
     "SimilarityEstimates": "estimates",
-    "read_similarities": "session",
-    "simulate": "session",
-    "ClusteringSimulation": "session",
-    "read_items": "session",
-    "read_answers": "session",
-    "next_pairs": "session",
-    "record_answers": "session",
+    "read_similarities": "files",
+    "read_items": "files",
+    "read_answers": "files",
+    "read_pairs": "files",
+    "simulate": "simulation",
+    "ClusteringSimulation": "simulation",
+    "ClusteringSession": "session",
+    "SessionSettings": "session",
     "SessionAsks": "session",
     "SessionAnswers": "session",
-    "read_pairs": "session",
-    "withdraw_asks": "session",
     "SessionWithdrawal": "session",
+    "SessionStatus": "session",
+    "SessionClusters": "session",
+    "SessionExistsError": "session",
+    "next_pairs": "session",
+    "record_answers": "session",
+    "withdraw_asks": "session",
 }
 
 __all__ = list(_WHERE)

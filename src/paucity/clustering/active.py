@@ -6,28 +6,18 @@ import numbers
 import os
 
 import numpy as np
-import pandas as pd
 from sklearn.base import BaseEstimator
 from threadpoolctl import threadpool_limits
 
-from .._errors import InputError, NotFittedError, ParameterError, ShapeMismatchError
+from .._errors import NotFittedError, ParameterError
 from .._progress import progress_bar
-from .._validation import BOOLEAN, RANDOM_STATE, Instance, Interval, Options, check_random_state, validate_params
+from .._validation import BOOLEAN, RANDOM_STATE, Instance, Interval, Options, validate_params
 from ._checks import check_n_items, check_pairs, check_values
-from . import spectral
-from .estimates import RunningEstimates, SimilarityEstimates
-from .metrics import misclustering_error
-from .scores import iu_red_direction, nearest_to_boundary, shamir_tishby_dense
-from .selection import choose_pairs
-from .spectral import FiedlerVector, fiedler_of, recursive_bisection, tie_break_vector
+from .estimates import SimilarityEstimates
+from .loop import SHIFT_INVERT_BATCH, ActiveLoop, base_seed, new_loop, resolve_budget
 from .store import MeasurementStore
-from .tracking import ComponentTracker, FiedlerTracker, ShiftInvertTracker
 
-__all__ = ["ActiveSpectralClustering"]
-
-#: From this batch size on, each update factors the shifted Laplacian (:class:`ShiftInvertTracker`) instead of
-#: adding the batch to a low-rank term on a stored eigendecomposition (:class:`FiedlerTracker`).
-SHIFT_INVERT_BATCH = 8
+__all__ = ["ActiveSpectralClustering", "SHIFT_INVERT_BATCH"]
 
 
 class ActiveSpectralClustering(BaseEstimator):
@@ -221,23 +211,27 @@ class ActiveSpectralClustering(BaseEstimator):
             )
         if n_items is None:
             n_items = getattr(oracle, "n_items", None)
-        session = self._new_session(params, n_items, reference)
+        backend = self._backend(params, n_items, reference)
+        loop = backend.loop
         source = str(getattr(oracle, "name", type(oracle).__name__))
         # many small eigenproblems and solves: BLAS threads only add synchronization
-        with threadpool_limits(session.blas_threads, user_api="blas"), progress_bar(session.budget, f"Active clustering ({params['strategy']})", enabled=params["progress"]) as bar:
-            bar.advance(min(session.n_measured, session.budget))
-            pending = session.pending_pairs()
-            if len(pending):  # asked before the interruption: ask again, in the same order
-                session.record(pending, _answers(oracle, pending), source)
-                bar.advance(len(pending))
-            while session.n_measured < session.budget:
-                pairs = session.ask(min(params["batch_size"], session.budget - session.n_measured))
-                if len(pairs) == 0:
-                    break
-                session.record(pairs, _answers(oracle, pairs), source)
-                bar.advance(len(pairs))
-            self._session = session
-            self._publish(session)
+        try:
+            with threadpool_limits(loop.blas_threads, user_api="blas"), progress_bar(loop.budget, f"Active clustering ({params['strategy']})", enabled=params["progress"]) as bar:
+                bar.advance(min(loop.n_measured, loop.budget))
+                pending = backend.pending()
+                if len(pending):  # asked before the interruption: ask again, in the same order
+                    backend.record(pending, _answers(oracle, pending), source, check=False)
+                    bar.advance(len(pending))
+                while loop.n_measured < loop.budget:
+                    pairs = backend.choose(min(params["batch_size"], loop.budget - loop.n_measured))
+                    if len(pairs) == 0:
+                        break
+                    backend.record(pairs, _answers(oracle, pairs), source, check=False)
+                    bar.advance(len(pairs))
+                self._session = backend
+                self._publish(loop)
+        finally:
+            backend.close()
         return self
 
     # -- step by step ---------------------------------------------------------------------------------------------
@@ -260,18 +254,21 @@ class ActiveSpectralClustering(BaseEstimator):
             Item indices, i < j in each row. Pairs already asked and not yet
             answered are not asked again.
         """
-        session = getattr(self, "_session", None)
-        if session is None or (n_items is not None and n_items != session.n):
-            session = self._new_session(validate_params(self), n_items, None)
-            self._session = session
+        backend = getattr(self, "_session", None)
+        if backend is None or (n_items is not None and n_items != backend.loop.n):
+            backend = self._backend(validate_params(self), n_items, None)
+            self._session = backend
+        loop = backend.loop
         if n is None:
-            n = session.batch_size
+            n = loop.batch_size
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
             raise ParameterError(f"ActiveSpectralClustering.ask: n must be an integer >= 1, got {n!r}.")
-        remaining = session.budget - session.n_measured - session.n_pending
-        with threadpool_limits(session.blas_threads, user_api="blas"):
-            pairs = session.ask(min(int(n), remaining)) if remaining > 0 else np.empty((0, 2), dtype=np.int64)
-            self._publish(session, recluster=False)
+        try:
+            with threadpool_limits(loop.blas_threads, user_api="blas"):
+                pairs = backend.choose(int(n))
+                self._publish(loop, recluster=False)
+        finally:
+            backend.close()
         return pairs
 
     def tell(self, pairs, values, *, source: str = "tell"):
@@ -293,21 +290,16 @@ class ActiveSpectralClustering(BaseEstimator):
         -------
         self
         """
-        session = getattr(self, "_session", None)
-        if session is None and self.store is not None:  # answers to what an earlier process asked
-            session = self._new_session(validate_params(self), None, None)
-            self._session = session
-        if session is None:
-            raise NotFittedError(
-                "This ActiveSpectralClustering has asked nothing yet; call ask(n, n_items=...) first, "
-                "and tell it the answers to those pairs."
-            )
-        pairs = check_pairs(pairs, session.n)
+        backend = self._resumed("has asked nothing yet; call ask(n, n_items=...) first, and tell it the answers "
+                                "to those pairs")
+        pairs = check_pairs(pairs, backend.loop.n)
         values = check_values(values, len(pairs))
-        session.check_asked(pairs)
-        session.record(pairs, values, source)
-        with threadpool_limits(session.blas_threads, user_api="blas"):
-            self._publish(session)
+        try:
+            backend.record(pairs, values, source, check=True)
+            with threadpool_limits(backend.loop.blas_threads, user_api="blas"):
+                self._publish(backend.loop)
+        finally:
+            backend.close()
         return self
 
     def withdraw(self, pairs=None):
@@ -354,305 +346,115 @@ class ActiveSpectralClustering(BaseEstimator):
         >>> len(model.ask(4))  # the budget counts 2 pending asks: 4 more may go out
         4
         """
-        session = getattr(self, "_session", None)
-        if session is None and self.store is not None:  # asks of an earlier process
-            session = self._new_session(validate_params(self), None, None)
-            self._session = session
-        if session is None:
-            raise NotFittedError(
-                "This ActiveSpectralClustering has asked nothing yet, so there is nothing to withdraw; call "
-                "ask(n, n_items=...) first."
-            )
+        backend = self._resumed("has asked nothing yet, so there is nothing to withdraw; call ask(n, n_items=...) "
+                                "first")
         if pairs is not None:
-            pairs = check_pairs(pairs, session.n)
-            session.check_asked(pairs, hint="withdraw() takes pairs that ask() returned and wait for an answer")
-        return session.withdraw(pairs)
+            pairs = check_pairs(pairs, backend.loop.n)
+        try:
+            return backend.withdraw(pairs)
+        finally:
+            backend.close()
 
     # -- internals ------------------------------------------------------------------------------------------------
-    def _new_session(self, params, n_items, reference) -> _Session:
-        store = params["store"]
-        if store is not None and not isinstance(store, MeasurementStore):
-            store = MeasurementStore(store)
-        if n_items is None and store is not None:
-            n_items = store.n_items
+    def _resumed(self, why: str):
+        """The session asks were made in: this process's, or with a ``store`` an earlier process's."""
+        backend = getattr(self, "_session", None)
+        if backend is None and self.store is not None:
+            backend = self._backend(validate_params(self), None, None)
+            self._session = backend
+        if backend is None:
+            raise NotFittedError(f"This ActiveSpectralClustering {why}.")
+        return backend
+
+    def _backend(self, params, n_items, reference):
+        """Where the loop's asks and answers live: this process (no store), or a ClusteringSession's database."""
+        if reference is not None:
+            reference = np.asarray(reference)
+        if params["store"] is not None:
+            from .session import ClusteringSession  # the session imports the loop, not this estimator
+
+            session = ClusteringSession._for_estimator(params, n_items)
+            try:
+                session._loop_for_estimator(reference)
+            except BaseException:
+                session.close()
+                raise
+            return _Stored(session)
         if n_items is None:
             raise ParameterError(
                 "ActiveSpectralClustering: the number of items is unknown; pass n_items=..., or an oracle with an "
                 "n_items attribute (MatrixOracle has one)."
             )
         n = check_n_items(n_items)
-        if params["n_clusters"] > n:
-            raise ParameterError(
-                f"ActiveSpectralClustering: n_clusters={params['n_clusters']} but there are only {n} items."
-            )
-        budget = _resolve_budget(params["budget"], n, params["repeats"])
-        if reference is not None:
-            reference = np.asarray(reference)
-            if reference.ndim != 1 or len(reference) != n:
-                raise ShapeMismatchError(
-                    f"reference must give one label per item: it has shape {reference.shape} but there are {n} items."
-                )
-            misclustering_error(reference, reference)  # refuses missing labels
-        seed = _base_seed(params["random_state"])
-        if store is not None:
-            store.set_n_items(n)
-            meta = store.metadata
-            if "seed" in meta:
-                seed = int(meta["seed"])
-            store.update_metadata(
-                {
-                    "seed": seed,
-                    "strategy": params["strategy"],
-                    "interleave": params["interleave"],
-                    "repeats": params["repeats"],
-                    "n_clusters": params["n_clusters"],
-                }
-            )
-        return _Session(
-            n,
-            strategy=params["strategy"],
-            interleave=bool(params["interleave"]),
-            repeats=int(params["repeats"]),
-            batch_size=int(params["batch_size"]),
-            n_clusters=int(params["n_clusters"]),
-            budget=budget,
-            seed=seed,
-            store=store,
-            reference=reference,
-        )
+        return _InMemory(new_loop(n, params, budget=resolve_budget(params["budget"], n, params["repeats"],
+                                                                   owner="ActiveSpectralClustering"),
+                                  seed=base_seed(params["random_state"]), reference=reference))
 
-    def _publish(self, session: _Session, recluster: bool = True) -> None:
-        if recluster or session.last_labels is None:
-            root, _, _ = session.root(scores=False)
-            labels, splits = recursive_bisection(session.estimates.W, session.n_clusters, root=root)
-            session.remember(labels, root)
-            session.log(labels, root)
-        self.labels_ = session.last_labels
-        self.embedding_ = session.last_fiedler.vector
-        self.n_queries_ = session.n_measured
-        self.queries_ = session.queries_frame()
-        self.history_ = session.history_frame()
-        self.estimates_: SimilarityEstimates = session.estimates.snapshot()
-        self.n_items_ = session.n
-        self.budget_ = session.budget
+    def _publish(self, loop: ActiveLoop, recluster: bool = True) -> None:
+        if recluster or loop.last_labels is None:
+            loop.clusters()
+        self.labels_ = loop.last_labels
+        self.embedding_ = loop.last_fiedler.vector
+        self.n_queries_ = loop.n_measured
+        self.queries_ = loop.queries_frame()
+        self.history_ = loop.history_frame()
+        self.estimates_: SimilarityEstimates = loop.estimates.snapshot()
+        self.n_items_ = loop.n
+        self.budget_ = loop.budget
 
 
-class _Session:
-    """One session of the active loop: Ŵ and its running estimates, pending asks, the log; mirrored in a store."""
+class _InMemory:
+    """The estimator's asks and answers, kept by its loop in this process."""
 
-    def __init__(self, n, *, strategy, interleave, repeats, batch_size, n_clusters, budget, seed, store, reference):
-        self.n = n
-        self.strategy = strategy
-        self.interleave = interleave
-        self.repeats = repeats
-        self.batch_size = batch_size
-        self.n_clusters = n_clusters
-        self.budget = budget
-        self.seed = seed
-        self.store = store
-        self.reference = reference
-        self.estimates = RunningEstimates(n)
-        self.components = ComponentTracker(n)
-        if batch_size >= SHIFT_INVERT_BATCH:
-            self.tracker = ShiftInvertTracker(n)
-        else:
-            self.tracker = FiedlerTracker(n, max_rank=max(48, 2 * batch_size))
-        self.queries: list[tuple[int, int, float, int]] = []
-        self.pending: list[tuple[int, int]] = []
-        self.asked = np.zeros((n, n), dtype=np.int32)
-        self.history: list[dict] = []
-        self.block = None
-        self.last_labels = None
-        self.last_fiedler = None
-        if store is not None:
-            frame = store.measurements()
-            for i, j, value in zip(frame["i"].to_numpy(), frame["j"].to_numpy(), frame["value"].to_numpy()):
-                self._remember_measurement(int(i), int(j), float(value))
-            for i, j in store.pending():
-                self.pending.append((int(i), int(j)))
-                self.asked[i, j] = 1
+    def __init__(self, loop: "ActiveLoop"):
+        self.loop = loop
+
+    def pending(self) -> np.ndarray:
+        return self.loop.pending_pairs()
+
+    def choose(self, n: int) -> np.ndarray:
+        loop = self.loop
+        remaining = loop.budget - loop.n_measured - loop.n_pending
+        return loop.ask(min(n, remaining)) if remaining > 0 else np.empty((0, 2), dtype=np.int64)
+
+    def record(self, pairs, values, source: str, *, check: bool) -> None:
+        if check:
+            self.loop.check_asked(pairs)
+        self.loop.record(pairs, values)
+
+    def withdraw(self, pairs):
+        if pairs is not None:
+            self.loop.check_asked(pairs, hint="withdraw() takes pairs that ask() returned and wait for an answer")
+        return self.loop.withdraw(pairs)
+
+    def close(self) -> None:
+        pass
+
+
+class _Stored:
+    """The estimator's asks and answers, kept by a ClusteringSession in its database (each call in its lock)."""
+
+    def __init__(self, session):
+        self.session = session
 
     @property
-    def blas_threads(self) -> int | None:
-        """One BLAS thread: measured on two cores, a second thread slowed even the batch path at 2,000 items."""
-        return 1
+    def loop(self) -> "ActiveLoop":
+        return self.session._loop
 
-    @property
-    def n_measured(self) -> int:
-        return len(self.queries)
+    def pending(self) -> np.ndarray:
+        return self.session._waiting_pairs()
 
-    @property
-    def n_pending(self) -> int:
-        return len(self.pending)
+    def choose(self, n: int) -> np.ndarray:
+        return self.session._choose(n)
 
-    def pending_pairs(self) -> np.ndarray:
-        return np.array(self.pending, dtype=np.int64).reshape(-1, 2)
+    def record(self, pairs, values, source: str, *, check: bool) -> None:
+        self.session._record_pairs(pairs, values, source=source)
 
-    def ask(self, count: int) -> np.ndarray:
-        """Choose ``count`` pairs by one eigen-update and record them as pending."""
-        first = self.n_measured + self.n_pending
-        rng = np.random.default_rng([self.seed, first])
-        numbers_ = np.arange(first, first + count)
-        slots = np.full(count, self.strategy != "random")
-        if self.interleave:
-            slots &= numbers_ % 2 == 0
-        cluster = self.strategy != "random" or self.reference is not None
-        root, root_scores, root_direction = self.root(scores=self.strategy != "random") if cluster else (None,) * 3
-        labels = None
-        if root is not None and not root.defined and root.n_components >= 3:
-            labels = self.components.labels(self.estimates.W)
-        step = choose_pairs(
-            self.estimates.W,
-            strategy=self.strategy,
-            slots=slots,
-            counts=self.estimates.counts,
-            asked=self.asked,
-            repeats=self.repeats,
-            rng=rng,
-            n_clusters=self.n_clusters,
-            population_sd=self.estimates.population_sd if self.repeats > 1 else None,
-            start=self.block,
-            cluster=cluster,
-            root=root,
-            root_scores=root_scores,
-            root_direction=root_direction,
-            component_labels=labels,
-        )
-        if step.fiedler is not None:
-            self.remember(step.labels, step.fiedler)
-            self.log(step.labels, step.fiedler)
-        pairs = step.pairs
-        if self.store is not None and len(pairs):
-            self.store.add_pending(pairs)
-        for i, j in pairs:
-            self.pending.append((int(i), int(j)))
-            self.asked[i, j] = 1
-        return pairs
+    def withdraw(self, pairs):
+        return self.session._withdraw_pairs(pairs)
 
-    def root(self, *, scores: bool) -> tuple[FiedlerVector, np.ndarray | None, np.ndarray | None]:
-        """v̂₂ of Ŵ (all items) and, with ``scores``, what the strategy scores pairs by.
-
-        Returns (fiedler, scores, g): S&T's n × n scores, or IU-RED's g (None
-        where v̂₂ is undefined). Three or more components: v̂₂ is undefined
-        (the tie-break vector). S&T: one dense eigendecomposition gives both.
-        Up to 64 items: the dense path. Above: the :class:`FiedlerTracker` in
-        the eigenbasis of its last refresh, refreshed when it is full or
-        cannot vouch for its answer.
-        """
-        W = self.estimates.W
-        count = self.components.n_components(W)
-        if count >= 3:
-            vector = tie_break_vector(self.components.labels(W))
-            return FiedlerVector(0.0, vector, float("nan"), count, False), None, None
-        if self.strategy == "shamir_tishby" and scores:
-            fiedler, matrix = shamir_tishby_dense(W, count)
-            return fiedler, matrix, None
-        dense = self.n <= spectral.DENSE_MAX_ITEMS
-        fiedler = None
-        if not dense:
-            if not self.tracker.ready:
-                self.tracker.refresh(W)
-            fiedler = self.tracker.fiedler(count)
-            if fiedler is None:
-                self.tracker.refresh(W)
-                fiedler = self.tracker.fiedler(count)
-        if fiedler is None:
-            dense = True
-            fiedler = fiedler_of(W, dense_max=self.n)
-        if not (scores and self.strategy == "iu_red" and fiedler.defined):
-            return fiedler, None, None
-        g = None if dense else self.tracker.direction(nearest_to_boundary(fiedler.vector))
-        if g is None:
-            g = iu_red_direction(W, fiedler, dense_max=self.n).g
-        return fiedler, None, g
-
-    def check_asked(self, pairs: np.ndarray, *, hint: str = "tell() takes answers to the pairs ask() returned") -> None:
-        """Refuse pairs that are not pending (never asked, answered already, or named more often than asked)."""
-        outstanding: dict[tuple[int, int], int] = {}
-        for pair in self.pending:
-            outstanding[pair] = outstanding.get(pair, 0) + 1
-        for i, j in pairs:
-            key = (int(i), int(j))
-            if outstanding.get(key, 0) == 0:
-                answered = self.estimates.repeats_of(*key)
-                why = "was answered already" if answered else "was never asked (or was withdrawn)"
-                if key in self.pending:
-                    named = sum(1 for a, b in pairs if (int(a), int(b)) == key)
-                    why = f"was asked {self.pending.count(key)} time(s) but is named {named} times"
-                raise InputError(f"pair ({key[0]}, {key[1]}) {why}; {hint} ({self.n_pending} pending).")
-            outstanding[key] -= 1
-
-    def withdraw(self, pairs: np.ndarray | None) -> np.ndarray:
-        """Forget pending asks (checked by the caller), or all with None: in the store first, then here."""
-        if pairs is None:
-            pairs = self.store.withdraw_pending() if self.store is not None else self.pending_pairs()
-            for i, j in self.pending:
-                self.asked[i, j] = 0
-            self.pending.clear()
-            return pairs
-        if self.store is not None and len(pairs):
-            self.store.withdraw_pending(pairs)  # one transaction, all or nothing
-        for i, j in pairs:
-            key = (int(i), int(j))
-            self.pending.remove(key)
-            if key not in self.pending:
-                self.asked[key] = 0
-        return pairs
-
-    def record(self, pairs: np.ndarray, values: np.ndarray, source: str) -> None:
-        """Store the measurements (durably first), then update Ŵ."""
-        if self.store is not None:
-            self.store.add(pairs, values, source=source)
-        for (i, j), value in zip(pairs, values):
-            key = (int(i), int(j))
-            if key in self.pending:
-                self.pending.remove(key)
-                self.asked[key] = 0
-            self._remember_measurement(key[0], key[1], float(value))
-
-    def _remember_measurement(self, i: int, j: int, value: float) -> None:
-        before = self.estimates.W[i, j]
-        after = self.estimates.add(i, j, value)
-        self.components.change(i, j, before, after)
-        self.tracker.update(i, j, after - before)
-        self.queries.append((i, j, value, self.estimates.repeats_of(i, j)))
-
-    def remember(self, labels, fiedler) -> None:
-        self.last_labels = labels
-        self.last_fiedler = fiedler
-        if fiedler.block is not None:
-            self.block = fiedler.block
-
-    def log(self, labels, fiedler) -> None:
-        if self.history and self.history[-1]["n_queries"] == self.n_measured:
-            return
-        error = np.nan if self.reference is None else misclustering_error(labels, self.reference)
-        pairs_total = self.n * (self.n - 1) / 2
-        self.history.append(
-            {
-                "n_queries": self.n_measured,
-                "fraction": self.n_measured / pairs_total,
-                "n_components": fiedler.n_components,
-                "error": error,
-            }
-        )
-
-    def queries_frame(self) -> pd.DataFrame:
-        m = len(self.queries)
-        return pd.DataFrame(
-            {
-                "order": np.arange(1, m + 1, dtype=np.int64),
-                "i": np.array([q[0] for q in self.queries], dtype=np.int64),
-                "j": np.array([q[1] for q in self.queries], dtype=np.int64),
-                "value": np.array([q[2] for q in self.queries], dtype=np.float64),
-                "repeat": np.array([q[3] for q in self.queries], dtype=np.int64),
-            }
-        )
-
-    def history_frame(self) -> pd.DataFrame:
-        return pd.DataFrame(self.history, columns=["n_queries", "fraction", "n_components", "error"]).astype(
-            {"n_queries": np.int64, "fraction": np.float64, "n_components": np.int64, "error": np.float64}
-        )
+    def close(self) -> None:
+        self.session.close()
 
 
 def _answers(oracle, pairs: np.ndarray) -> np.ndarray:
@@ -660,20 +462,3 @@ def _answers(oracle, pairs: np.ndarray) -> np.ndarray:
     return check_values(values, len(pairs), name="the oracle's answers", source=type(oracle).__name__)
 
 
-def _resolve_budget(budget, n: int, repeats: int) -> int:
-    pairs = n * (n - 1) // 2
-    most = pairs * repeats
-    if isinstance(budget, numbers.Integral):
-        if budget > most:
-            raise ParameterError(
-                f"ActiveSpectralClustering: budget={int(budget)} measurements is more than the n(n−1)/2 · repeats = "
-                f"{pairs} · {repeats} = {most} possible for {n} items; pass at most {most}, or a fraction such as 0.5."
-            )
-        return int(budget)
-    return max(1, int(round(float(budget) * most)))
-
-
-def _base_seed(random_state) -> int:
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        return int(random_state)
-    return int(check_random_state(random_state).integers(0, 2**63 - 1))

@@ -1,63 +1,59 @@
-"""Clustering by item names, from files and databases: a simulation on a complete matrix, and the human loop.
+"""A clustering session in a database, shared by the people who answer its questions: :class:`ClusteringSession`.
 
-What ``paucity cluster-active`` and ``paucity cluster-session`` run, for
-people whose items have names rather than indices:
+A session is an active spectral clustering whose similarities are measured by
+people: it keeps the item names, one settings record written when it starts,
+every answer with who gave it and when, and the pairs asked and not yet
+answered with the annotator who holds each one. Everything lives in its
+database (:class:`~paucity.clustering.MeasurementStore`: an SQLite file, or a
+PostgreSQL server for a team), so that any number of processes — the command
+line, Python, the annotation page — work on one session at once, and a
+process killed at any point loses nothing.
 
-- :func:`read_similarities` reads a complete similarity matrix (a square
-  table or a long table of pairs) and :func:`simulate` runs the active loop
-  on it, measuring the error against the clustering of the complete matrix
-  (:class:`ClusteringSimulation`).
-- :func:`next_pairs` starts or resumes a session in a database and gives the
-  pairs to ask people next (:class:`SessionAsks`); :func:`record_answers`
-  records their answers (read by :func:`read_answers`) and clusters
-  (:class:`SessionAnswers`); :func:`withdraw_asks` takes back asks that will
-  never be answered, read by :func:`read_pairs` (:class:`SessionWithdrawal`).
-  :func:`read_items` reads the list of items.
-
-A session is an :class:`~paucity.clustering.ActiveSpectralClustering` with a
-:class:`~paucity.clustering.MeasurementStore`; the store also keeps the item
-names and the session's settings, so that a later call (in another process,
-after a crash) needs only the database. Item names are text, exactly as
-written in the files.
+The guarantee, and how it is kept: every verb that writes (:meth:`~ClusteringSession.ask`,
+:meth:`~ClusteringSession.record`, :meth:`~ClusteringSession.withdraw`,
+:meth:`~ClusteringSession.release`, :meth:`~ClusteringSession.skip`) reads the
+session's state and writes its change in one transaction holding the
+database's write lock (``BEGIN IMMEDIATE`` on SQLite, an advisory lock on
+PostgreSQL). So a pair waits for an answer at most once at a time, goes to
+one annotator at a time, is answered once per ask, and a process that asks
+while another does gets pairs of its own or none — never the same ones.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import numbers
-import os
+import threading
+import time
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from .._errors import InputError, InputTypeError, ParameterError, ReaderError, ShapeMismatchError
-from .._validation import RANDOM_STATE, Instance, Interval, check_parameter, check_random_state
-from ._checks import MIN_ITEMS, SYMMETRY_TOLERANCE
+from .._errors import InputError, InputTypeError, ParameterError, ReaderError
+from .._validation import Instance, Interval, Options, check_parameter
+from ._checks import MIN_ITEMS, check_pairs, check_values
+from .files import check_columns, refuse_repeated
 
 __all__ = [
-    "ClusteringSimulation",
+    "ClusteringSession",
+    "SessionSettings",
     "SessionAsks",
     "SessionAnswers",
     "SessionWithdrawal",
-    "read_similarities",
-    "simulate",
-    "read_items",
-    "read_answers",
+    "SessionStatus",
+    "SessionClusters",
+    "SessionExistsError",
+    "check_annotator",
     "next_pairs",
     "record_answers",
-    "read_pairs",
     "withdraw_asks",
 ]
 
-#: Settings of a session kept in its database (as JSON under the key ``"session"``).
-SETTINGS = ("strategy", "interleave", "budget", "repeats", "batch_size", "n_clusters", "random_state")
-#: Settings that a resumed session keeps: changing them would make a different session.
-FIXED_SETTINGS = ("strategy", "interleave", "repeats", "n_clusters", "random_state")
-#: Settings of a new session left unset.
+#: The settings of a session, and their values when a session starts without them.
 SESSION_DEFAULTS = {
     "strategy": "iu_red",
     "interleave": False,
@@ -66,146 +62,95 @@ SESSION_DEFAULTS = {
     "batch_size": 20,
     "n_clusters": 2,
     "random_state": None,
+    "price": 0.0,
+    "lease_seconds": 600.0,
 }
 _ITEMS_KEY = "items"
-_SETTINGS_KEY = "session"
+_SETTINGS_KEY = "settings"
+_V1_SETTINGS_KEY = "session"  # where a version-1 store kept the settings of next_pairs
 _SHOWN = 5  # names shown in a message before "..."
+_UNNAMED = ""  # the annotator of asks made without a name
+_LONGEST_ANNOTATOR = 100
+
+_CONSTRAINTS = {
+    "strategy": [Options("iu_red", "shamir_tishby", "random")],
+    "interleave": [Instance(bool, np.bool_, description="True or False")],
+    "budget": [Interval(numbers.Integral, 1, None), Interval(numbers.Real, 0, 1, closed="right")],
+    "repeats": [Interval(numbers.Integral, 1, None)],
+    "batch_size": [Interval(numbers.Integral, 1, None)],
+    "n_clusters": [Interval(numbers.Integral, 2, None)],
+    "random_state": [Interval(numbers.Integral, 0, None), None],
+    "price": [Interval(numbers.Real, 0, None)],
+    "lease_seconds": [Interval(numbers.Real, 0, None)],
+}
+_HINTS = {
+    "budget": "Give a number of measurements (an int) or a fraction of the pairs (a float such as 0.1).",
+    "strategy": "IU-RED is the seed's method; S&T and random are its baselines.",
+    "random_state": "A session keeps its seed in the database, so it must be an integer.",
+    "price": "It is the price of one answer, for the cost the coordinator sees.",
+    "lease_seconds": "It is how long a pair shown on the annotation page stays with its annotator.",
+}
 
 
-# -- results -------------------------------------------------------------------------------------------------------
+class SessionExistsError(InputError):
+    """The database holds a session already (raised by :meth:`ClusteringSession.create` without ``exist_ok``)."""
+
+
+# -- settings and results ------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class ClusteringSimulation:
-    """What :func:`simulate` returns: the clustering reached on a budget, and its error curve.
+class SessionSettings:
+    """The settings of a session: written once when it starts, read by every process afterwards.
 
     Attributes
     ----------
-    items : tuple of str
-        The item names, in the order of the matrix.
-    labels : ndarray of int
-        The clustering of the final estimate Ŵ (0..n_clusters−1, item 0 in cluster 0).
-    reference : ndarray of int
-        The clustering of the complete matrix (:func:`~paucity.clustering.spectral_bisection`).
-    embedding : ndarray
-        v̂₂ of the final Ŵ: its sign is the cluster (of the first split), its
-        magnitude how far an item sits from the boundary.
-    error : float
-        :func:`~paucity.clustering.misclustering_error` of ``labels`` against ``reference``.
-    history : pandas.DataFrame
-        The error curve: n_queries, fraction (of the n(n−1)/2 pairs), n_components, error; one row per
-        eigen-update, the last for the final Ŵ.
-    queries : pandas.DataFrame
-        Every measurement in order: order, i, j (item names), value, repeat.
-    n_queries : int
-    budget : int
-        The budget in measurements.
-    n_pairs : int
-        n(n−1)/2.
-    strategy : str
-        ``"iu_red"``, ``"shamir_tishby"`` or ``"random"``.
+    strategy, interleave, repeats, n_clusters
+        As :class:`~paucity.clustering.ActiveSpectralClustering`.
+    budget : int or float
+        As given when the session started (an int: measurements; a float:
+        a fraction of the pairs times ``repeats``); ``ClusteringSession.budget``
+        is the number of measurements. Raised only by :meth:`ClusteringSession.extend`.
+    batch_size : int
+        The most pairs waiting for an answer at once, all annotators together;
+        new pairs are chosen by one eigen-update when fewer wait.
+    random_state : int
+        The seed of the session's random choices (drawn when the session
+        started without one, and kept).
+    price : float
+        The price of one answer: the session's cost is ``price`` times its answers.
+    lease_seconds : float
+        How long a pair handed out on the annotation page stays with its
+        annotator before it may go to another.
     """
 
-    items: tuple
-    labels: np.ndarray
-    reference: np.ndarray
-    embedding: np.ndarray
-    error: float
-    history: pd.DataFrame
-    queries: pd.DataFrame
-    n_queries: int
-    budget: int
-    n_pairs: int
     strategy: str
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per item: item, label, reference (the complete matrix's cluster), embedding (v̂₂)."""
-        return pd.DataFrame(
-            {"item": list(self.items), "label": self.labels, "reference": self.reference, "embedding": self.embedding}
-        )
+    interleave: bool
+    budget: int | float
+    repeats: int
+    batch_size: int
+    n_clusters: int
+    random_state: int
+    price: float
+    lease_seconds: float
 
     def to_dict(self) -> dict:
-        """The summary: strategy, n_items, n_pairs, budget, n_queries, fraction, error."""
-        return {
-            "strategy": self.strategy,
-            "n_items": len(self.items),
-            "n_pairs": self.n_pairs,
-            "budget": self.budget,
-            "n_queries": self.n_queries,
-            "fraction": self.n_queries / self.n_pairs,
-            "error": self.error,
-        }
+        """The settings as plain values (what the database keeps, as JSON)."""
+        return asdict(self)
 
 
 @dataclass(frozen=True)
-class SessionAsks:
-    """What :func:`next_pairs` returns: every pair waiting for an answer, and the state of the session.
+class SessionClusters:
+    """The clustering of every answer so far: one label per item, and v̂₂ of the current estimate Ŵ.
 
     Attributes
     ----------
-    pairs : pandas.DataFrame
-        Columns i, j (item names) and value (empty, for the answer): every pair asked and not yet
-        answered, in the order asked; the last ``n_new`` were chosen by this call.
-    n_new : int
-        Pairs chosen by this call.
-    n_items : int
-    n_measured : int
-        Answers recorded so far.
-    budget : int
-        The session's budget in measurements.
-    created : bool
-        True when this call started the session.
-    settings : dict
-        The session's settings (strategy, interleave, budget, repeats, batch_size, n_clusters, random_state).
-    """
-
-    pairs: pd.DataFrame
-    n_new: int
-    n_items: int
-    n_measured: int
-    budget: int
-    created: bool
-    settings: dict
-
-    def to_frame(self) -> pd.DataFrame:
-        """The pairs to ask: i, j, value (empty)."""
-        return self.pairs.copy()
-
-    @property
-    def spent(self) -> bool:
-        """True when the budget is spent and no pair waits for an answer."""
-        return len(self.pairs) == 0 and self.n_measured >= self.budget
-
-
-@dataclass(frozen=True)
-class SessionAnswers:
-    """What :func:`record_answers` returns: what was recorded, and the clustering of every answer so far.
-
-    Attributes
-    ----------
-    n_recorded : int
-        Answers recorded by this call.
-    n_read_before : int
-        Rows skipped because the same answer to the same pair is in the database already (the file was
-        read before).
-    n_unanswered : int
-        Rows skipped because their value is empty (not answered yet).
-    n_measured : int
-        Answers in the database.
-    n_pending : int
-        Pairs still waiting for an answer.
-    budget : int
     items : tuple of str
     labels : ndarray of int
-        The clustering of every answer so far (0..n_clusters−1, item 0 in cluster 0).
+        0..n_clusters−1, item 0 in cluster 0.
     embedding : ndarray
-        v̂₂ of the current estimate Ŵ.
+        v̂₂ of Ŵ: its sign is the cluster (of the first split), its size how
+        far the item sits from the boundary.
     """
 
-    n_recorded: int
-    n_read_before: int
-    n_unanswered: int
-    n_measured: int
-    n_pending: int
-    budget: int
     items: tuple
     labels: np.ndarray
     embedding: np.ndarray
@@ -221,8 +166,109 @@ class SessionAnswers:
 
 
 @dataclass(frozen=True)
+class SessionAsks:
+    """What :meth:`ClusteringSession.ask` returns: the pairs that wait for one annotator's answers.
+
+    Attributes
+    ----------
+    pairs : pandas.DataFrame
+        Columns i, j (item names) and value (empty, for the answer): every
+        pair held by the annotator, in the order asked; the last ``n_new``
+        were chosen by this call.
+    n_new : int
+        Pairs chosen by this call (by one eigen-update).
+    annotator : str
+        Who holds the pairs (``""`` for asks made without a name).
+    n_items : int
+    n_measured : int
+        Answers recorded so far.
+    n_pending : int
+        Pairs waiting for an answer, with every annotator.
+    budget : int
+        The session's budget in measurements.
+    settings : SessionSettings
+    """
+
+    pairs: pd.DataFrame
+    n_new: int
+    annotator: str
+    n_items: int
+    n_measured: int
+    n_pending: int
+    budget: int
+    settings: SessionSettings
+
+    def to_frame(self) -> pd.DataFrame:
+        """The pairs to ask: i, j, value (empty)."""
+        return self.pairs.copy()
+
+    @property
+    def spent(self) -> bool:
+        """True when the budget is spent: every measurement made, none waits."""
+        return len(self.pairs) == 0 and self.n_measured >= self.budget
+
+    @property
+    def n_elsewhere(self) -> int:
+        """Pairs that wait for an answer from other annotators."""
+        return self.n_pending - len(self.pairs)
+
+
+@dataclass(frozen=True)
+class SessionAnswers:
+    """What :meth:`ClusteringSession.record` returns: what was recorded, and the clustering of every answer so far.
+
+    Attributes
+    ----------
+    n_recorded : int
+        Answers recorded by this call.
+    n_read_before : int
+        Rows skipped because the same answer to the same pair is in the database already (the file was
+        read before).
+    n_unanswered : int
+        Rows skipped because their value is empty (not answered yet).
+    n_measured : int
+        Answers in the database.
+    n_pending : int
+        Pairs still waiting for an answer.
+    budget : int
+    clusters : SessionClusters or None
+        The clustering of every answer so far (``items``, ``labels`` and
+        ``embedding`` are its fields too); None when ``record`` was told not
+        to cluster.
+    """
+
+    n_recorded: int
+    n_read_before: int
+    n_unanswered: int
+    n_measured: int
+    n_pending: int
+    budget: int
+    clusters: SessionClusters | None
+
+    @property
+    def items(self) -> tuple:
+        return self.clusters.items
+
+    @property
+    def labels(self) -> np.ndarray:
+        return self.clusters.labels
+
+    @property
+    def embedding(self) -> np.ndarray:
+        return self.clusters.embedding
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per item: item, label, embedding."""
+        return self.clusters.to_frame()
+
+    def cluster_sizes(self) -> dict[int, int]:
+        """Items per cluster."""
+        return self.clusters.cluster_sizes()
+
+
+@dataclass(frozen=True)
 class SessionWithdrawal:
-    """What :func:`withdraw_asks` returns: the asks withdrawn, and the state of the session.
+    """What :meth:`ClusteringSession.withdraw` returns: the asks withdrawn, and the state of the session.
 
     Attributes
     ----------
@@ -252,677 +298,457 @@ class SessionWithdrawal:
         return self.withdrawn.copy()
 
 
-# -- reading files -------------------------------------------------------------------------------------------------
-def read_similarities(path, *, i_column: str | None = None, j_column: str | None = None,
-                      value_column: str | None = None) -> pd.DataFrame:
-    """Read a complete matrix of similarities, with item names, from a table.
+@dataclass(frozen=True)
+class SessionStatus:
+    """What :meth:`ClusteringSession.status` returns: where a session stands.
 
-    Two layouts are read:
-
-    - a **square** table: the first column holds the item names and the
-      header holds the same names (in any order), as ``DataFrame.to_csv``
-      writes a matrix with names as index and columns (the header's first
-      field may be empty); the diagonal is not used;
-    - a **long** table with one row per pair: columns ``i``, ``j`` (item
-      names) and ``value`` (the similarity), or the columns named by
-      ``i_column``, ``j_column``, ``value_column``. Each pair once, in either
-      order (both orders are accepted when they agree); rows pairing an item
-      with itself are not used.
-
-    A table with columns ``i``, ``j`` and ``value`` (or with any of the three
-    column names given) is read as long, any other as square. Names are read
-    as text: ``00024`` stays ``00024``, ``NA`` is a name.
-
-    Parameters
+    Attributes
     ----------
-    path : str or path-like
-        A .csv/.tsv/.txt (optionally gzipped) or .parquet file.
-    i_column, j_column, value_column : str, optional
-        Columns of a long table (default ``i``, ``j``, ``value``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The square matrix, item names as index and columns (in the order of
-        first appearance), float64; NaN where a long table has no value for a
-        pair. Values are not checked here (:func:`simulate` checks them).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "pairs.csv"
-    >>> _ = path.write_text("i,j,value\\n00024,NA,0.9\\nNA,b,0.2\\nb,00024,0.1\\n")
-    >>> read_similarities(path)
-           00024   NA    b
-    00024    1.0  0.9  0.1
-    NA       0.9  1.0  0.2
-    b        0.1  0.2  1.0
+    database : str
+        The database, as messages name it (a URL without its password).
+    settings : SessionSettings
+    n_items : int
+    n_measured : int
+        Answers recorded.
+    n_pending : int
+        Pairs waiting for an answer.
+    n_out : int
+        Of those, the pairs an annotator holds now (the others wait for whoever asks next).
+    budget : int
+        In measurements.
+    cost : float
+        ``price`` times the answers.
+    annotators : pandas.DataFrame
+        One row per annotator or source of answers: annotator, n_answers, n_holding (pairs held now).
+    clusters : SessionClusters
+        The clustering of every answer so far.
     """
-    from ..io.formats import existing_file, file_ending, table_endings
 
-    path = existing_file(Path(path))
-    named = {"i": i_column, "j": j_column, "value": value_column}
-    columns = {key: (value if value is not None else key) for key, value in named.items()}
-    ending = file_ending(path, table_endings() + (".parquet",))
-    header = _header(path, ending)
-    long = any(value is not None for value in named.values()) or set(columns.values()) <= set(header)
-    if long:
-        return _square_from_long(path, columns)
-    return _read_square(path, ending, header)
+    database: str
+    settings: SessionSettings
+    n_items: int
+    n_measured: int
+    n_pending: int
+    n_out: int
+    budget: int
+    cost: float
+    annotators: pd.DataFrame
+    clusters: SessionClusters
 
+    @property
+    def budget_left(self) -> int:
+        """Measurements that may still be asked: the budget less the answers and the pairs waiting."""
+        return max(0, self.budget - self.n_measured - self.n_pending)
 
-def _header(path: Path, ending: str) -> list[str]:
-    from ..io.formats import SEPARATORS, check_unique_columns, reading
+    @property
+    def spent(self) -> bool:
+        """True when every measurement of the budget is made."""
+        return self.n_measured >= self.budget
 
-    if ending == ".parquet":
-        import pyarrow.parquet as pq
+    def to_frame(self) -> pd.DataFrame:
+        """The clustering: item, label, embedding."""
+        return self.clusters.to_frame()
 
-        with reading(path, "a parquet file"):
-            names = [str(name) for name in pq.read_schema(path).names]
-    else:
-        with reading(path, "a table"):
-            first = pd.read_csv(path, sep=SEPARATORS[ending.removesuffix(".gz")], header=None, nrows=1, dtype=str,
-                                keep_default_na=False)
-        names = [str(name) for name in first.iloc[0]] if len(first) else []
-    check_unique_columns(names, path)
-    return names
-
-
-def _read_square(path: Path, ending: str, header: list[str]) -> pd.DataFrame:
-    from ..io.formats import MISSING_MARKERS, SEPARATORS, reading
-
-    if ending == ".parquet":
-        with reading(path, "a parquet file"):
-            frame = pd.read_parquet(path)
-        if not isinstance(frame.index, pd.RangeIndex):  # names stored as the index
-            frame = frame.reset_index()
-        names = frame.iloc[:, 0].astype(str).where(frame.iloc[:, 0].notna())
-        values = frame.iloc[:, 1:]
-        values.columns = [str(column) for column in values.columns]
-    else:
-        if len(header) < 2:
-            raise ReaderError(
-                f"{path} has a single column; a square similarity matrix has the item names in its first column "
-                "and one column per item (check the separator: ',' for .csv, tab for .tsv)."
-            )
-        with reading(path, "a table"), warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            try:
-                frame = pd.read_csv(
-                    path,
-                    sep=SEPARATORS[ending.removesuffix(".gz")],
-                    dtype={header[0]: str},
-                    keep_default_na=False,
-                    na_values={name: MISSING_MARKERS for name in header[1:]},
-                    index_col=False,
-                    float_precision="round_trip",  # the numbers written, exactly
-                )
-            except pd.errors.ParserWarning:
-                raise ReaderError(
-                    f"{path} has rows longer than its header: the header of a square matrix names the item column "
-                    "first (e.g. item), then one column per item."
-                ) from None
-        names = frame.iloc[:, 0].mask(frame.iloc[:, 0] == "")
-        values = frame.iloc[:, 1:]
-    if frame.shape[0] == 0:
-        raise ReaderError(f"{path} has a header but no rows.")
-    if names.isna().any():
-        row = int(names.isna().to_numpy().argmax())
-        raise InputError(f"{path} has no item name in data row {row + 1} (its first column); name every row.")
-    names = [str(name) for name in names]
-    _refuse_repeated(names, f"{path} names the row")
-    columns = list(values.columns)
-    if len(names) != len(columns) or set(names) != set(columns):
-        if len(names) != len(columns):
-            raise ShapeMismatchError(
-                f"{path} is not a square matrix: it has {len(names)} rows and {len(columns)} columns of similarities; "
-                "a complete matrix has one row and one column per item, with the same names (or give a long table "
-                "with columns i, j and value)."
-            )
-        missing = next(name for name in names if name not in set(columns))
-        raise InputError(
-            f"{path} is not a square matrix: row {missing!r} has no column of that name; the header must name the "
-            "same items as the first column (or give a long table with columns i, j and value)."
-        )
-    for column in columns:
-        if values[column].dtype.kind not in "fiub":
-            converted = pd.to_numeric(values[column], errors="coerce")
-            bad = converted.isna() & values[column].notna()
-            row = int(bad.to_numpy().argmax())
-            raise InputError(
-                f"{path} has {values[column].iloc[row]!r} in row {names[row]!r}, column {column!r}; similarities "
-                "must be numbers in [0, 1]."
-            )
-    matrix = pd.DataFrame(values.to_numpy(dtype=np.float64), index=pd.Index(names), columns=pd.Index(columns))
-    return matrix.loc[:, names]
+    def to_dict(self) -> dict:
+        """The summary as plain values: the counts, budget, cost, the settings and the cluster sizes."""
+        return {
+            "database": self.database,
+            "n_items": self.n_items,
+            "n_measured": self.n_measured,
+            "n_pending": self.n_pending,
+            "n_out": self.n_out,
+            "budget": self.budget,
+            "budget_left": self.budget_left,
+            "price": self.settings.price,
+            "cost": self.cost,
+            "settings": self.settings.to_dict(),
+            "cluster_sizes": self.clusters.cluster_sizes(),
+        }
 
 
-def _square_from_long(path: Path, columns: dict) -> pd.DataFrame:
-    from .. import io
+# -- the session ---------------------------------------------------------------------------------------------------
+class ClusteringSession:
+    """One clustering session in a database: its items, its settings, and the verbs of the human loop.
 
-    frame = io.read_frame(path, text_columns=[columns["i"], columns["j"]])
-    _check_columns(frame, path, columns)
-    first, second = frame[columns["i"]], frame[columns["j"]]
-    for column, names in ((columns["i"], first), (columns["j"], second)):
-        if names.isna().any():
-            row = int(names.isna().to_numpy().argmax())
-            raise InputError(f"{path} has no item name in column {column!r}, data row {row + 1}; name every item.")
-    values = _numbers(frame[columns["value"]], path, columns["value"])
-    items = list(pd.unique(np.column_stack([first.to_numpy(), second.to_numpy()]).ravel()))
-    position = {name: k for k, name in enumerate(items)}
-    a = np.array([position[name] for name in first], dtype=np.int64)
-    b = np.array([position[name] for name in second], dtype=np.int64)
-    off = a != b
-    rows = np.flatnonzero(off)
-    a, b, values = a[off], b[off], values[off]
-    n = len(items)
-    matrix = np.full((n, n), np.nan)
-    np.fill_diagonal(matrix, 1.0)
-    seen = np.full((n, n), -1, dtype=np.int64)
-    for k, (i, j, value) in enumerate(zip(a, b, values)):
-        if seen[i, j] >= 0:
-            raise InputError(
-                f"{path} gives the pair ({items[i]!r}, {items[j]!r}) twice (data rows {rows[seen[i, j]] + 1} and "
-                f"{rows[k] + 1}); give each pair once."
-            )
-        seen[i, j] = k
-        if seen[j, i] >= 0 and not (matrix[j, i] == value or (np.isnan(matrix[j, i]) and np.isnan(value))):
-            raise InputError(
-                f"{path} is not symmetric: ({items[j]!r}, {items[i]!r}) is {matrix[j, i]!r} (data row "
-                f"{rows[seen[j, i]] + 1}) but ({items[i]!r}, {items[j]!r}) is {float(value)!r} (data row "
-                f"{rows[k] + 1}); a similarity does not depend on the order of the pair."
-            )
-        matrix[i, j] = matrix[j, i] = value
-    return pd.DataFrame(matrix, index=pd.Index(items), columns=pd.Index(items))
+    Open one with :meth:`create` (a new session over named items) or
+    :meth:`open` (an existing one); it is a context manager. Any number of
+    processes may hold the same session and use every verb at once.
 
+    Verbs: :meth:`ask` (the pairs waiting for an annotator, then new ones),
+    :meth:`record` (answers), :meth:`withdraw` (asks that will never be
+    answered), :meth:`release` and :meth:`skip` (an annotator gives pairs
+    back), :meth:`extend` (a larger budget); and to read: :meth:`status`,
+    :meth:`clusters`, :meth:`answers`, :meth:`waiting`.
 
-def _check_columns(frame: pd.DataFrame, path, columns: dict, *, what: str = "of the two items and of the value") -> None:
-    for role, column in columns.items():
-        if column not in frame.columns:
-            shown = ", ".join(repr(str(name)) for name in list(frame.columns)[:10])
-            raise InputError(
-                f"{path} has no column {column!r} (the {role} column); its columns are {shown}. Name the columns "
-                f"{what}."
-            )
-
-
-def _numbers(column: pd.Series, path, name: str) -> np.ndarray:
-    """A column as float64; text that is not a number is an error naming its row (empty stays NaN)."""
-    if column.dtype.kind in "fiub":
-        return column.to_numpy(dtype=np.float64)
-    converted = pd.to_numeric(column, errors="coerce")
-    bad = converted.isna() & column.notna()
-    if bad.any():
-        row = int(bad.to_numpy().argmax())
-        raise InputError(
-            f"{path} has {column.iloc[row]!r} in column {name!r}, data row {row + 1}; a similarity is a number in "
-            "[0, 1] (leave it empty when it is not known yet)."
-        )
-    return converted.to_numpy(dtype=np.float64)
-
-
-def _refuse_repeated(names: Sequence[str], where: str) -> None:
-    seen: set = set()
-    for name in names:
-        if name in seen:
-            raise InputError(f"{where} {name!r} twice; every item needs its own name.")
-        seen.add(name)
-
-
-# -- the simulation ------------------------------------------------------------------------------------------------
-def simulate(similarities, *, strategy="iu_red", budget=0.1, repeats=1, batch_size=1, interleave=False, n_clusters=2,
-             concentration=None, adversarial=0.0, random_state=None, progress=False) -> ClusteringSimulation:
-    """Simulate active spectral clustering on a complete similarity matrix, with its error curve.
-
-    The complete matrix plays the oracle (:class:`~paucity.clustering.MatrixOracle`),
-    optionally noisy (:class:`~paucity.clustering.BetaNoise`); the loop
-    (:class:`~paucity.clustering.ActiveSpectralClustering`) measures ``budget``
-    similarities, and every eigen-update is scored against the clustering of
-    the complete matrix (:func:`~paucity.clustering.spectral_bisection`).
-
-    Parameters
+    Attributes
     ----------
-    similarities : pandas.DataFrame or array-like of shape (n, n)
-        The complete matrix, in [0, 1], symmetric, n ≥ 3; a DataFrame with
-        item names as index and columns (as :func:`read_similarities` gives),
-        or an array (items named ``"0"``, ``"1"``, ...). The diagonal is not used.
-    strategy, budget, repeats, batch_size, interleave, n_clusters, random_state
-        As :class:`~paucity.clustering.ActiveSpectralClustering`.
-    concentration : float, optional
-        Simulate a noisy crowd: each answer is drawn from Beta noise of this
-        concentration κ around the true similarity (10 is a noisy crowd, 100
-        a careful one). None answers the true similarities.
-    adversarial : float, default=0.0
-        With ``concentration``: the probability that an answer is 1 − w (an
-        adversarial worker).
-    progress : bool, default=False
-        A progress bar over the budget.
-
-    Returns
-    -------
-    ClusteringSimulation
+    items : tuple of str
+        The item names, in the order of the session.
+    settings : SessionSettings
+    budget : int
+        The budget in measurements.
+    database : str
+        The database as messages name it.
+    created : bool
+        True when this object started the session.
 
     Notes
     -----
-    Seed 003, chapter 2, §2.6: methods are evaluated by the misclustering
-    error relative to spectral clustering of the complete matrix. The noise
-    of §2.5 is simulated as :class:`~paucity.clustering.BetaNoise` says. With
-    an integer ``random_state`` the noise draws from a generator seeded by
-    (random_state, 1), the loop from random_state.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> X = np.r_[rng.normal(0, 1, (15, 2)), rng.normal(4, 1, (15, 2))]
-    >>> W = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 2)
-    >>> result = simulate(W, budget=0.3, random_state=0)
-    >>> result.n_queries, result.n_pairs, round(result.error, 3)
-    (130, 435, 0.0)
-    >>> result.history.columns.tolist()
-    ['n_queries', 'fraction', 'n_components', 'error']
-    """
-    from .active import ActiveSpectralClustering
-    from .oracles import BetaNoise, MatrixOracle
-    from .spectral import spectral_bisection
-
-    items, W = _named_matrix(similarities)
-    check_parameter(concentration, "concentration", [Interval(numbers.Real, 0, None), None], owner="simulate",
-                    hint="Larger values mean less noise; 10 is a noisy crowd, 100 a careful one.")
-    check_parameter(adversarial, "adversarial", [Interval(numbers.Real, 0, 1)], owner="simulate",
-                    hint="It is the probability that an answer is 1 − w.")
-    if concentration is None and adversarial > 0:
-        raise ParameterError(
-            f"simulate: adversarial={adversarial!r} needs a noise model; give concentration too (e.g. "
-            "concentration=100 for careful workers besides the adversarial ones)."
-        )
-    check_parameter(random_state, "random_state", [RANDOM_STATE], owner="simulate")
-    model = ActiveSpectralClustering(
-        strategy=strategy, interleave=interleave, budget=budget, repeats=repeats, batch_size=batch_size,
-        n_clusters=n_clusters, random_state=random_state, progress=progress,
-    )
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        noise_state = np.random.default_rng([int(random_state), 1])
-    else:
-        noise_state = check_random_state(random_state)
-    noise = None if concentration is None else BetaNoise(concentration=concentration, adversarial=adversarial)
-    oracle = MatrixOracle(W, noise=noise, random_state=noise_state)
-    if isinstance(n_clusters, numbers.Integral) and not isinstance(n_clusters, bool) and 2 <= n_clusters <= len(items):
-        reference = spectral_bisection(W, n_clusters=int(n_clusters))
-    else:  # the estimator says what is wrong
-        reference = np.zeros(len(items), dtype=np.int64)
-    model.fit(oracle, reference=reference)
-    from .metrics import misclustering_error
-
-    queries = model.queries_.copy()
-    names = np.asarray(items, dtype=object)
-    queries["i"] = names[queries["i"].to_numpy()]
-    queries["j"] = names[queries["j"].to_numpy()]
-    n = len(items)
-    return ClusteringSimulation(
-        items=tuple(items),
-        labels=np.asarray(model.labels_),
-        reference=np.asarray(reference),
-        embedding=np.asarray(model.embedding_),
-        error=float(misclustering_error(model.labels_, reference)),
-        history=model.history_,
-        queries=queries,
-        n_queries=int(model.n_queries_),
-        budget=int(model.budget_),
-        n_pairs=n * (n - 1) // 2,
-        strategy=str(model.get_params()["strategy"]).lower(),
-    )
-
-
-def _named_matrix(similarities) -> tuple[list[str], np.ndarray]:
-    """Item names and a checked complete matrix (diagonal set to 1): messages name the items."""
-    if isinstance(similarities, pd.DataFrame):
-        rows = [str(name) for name in similarities.index]
-        columns = [str(name) for name in similarities.columns]
-        if len(rows) != len(columns):
-            raise ShapeMismatchError(
-                f"similarities must be a square matrix (one row and one column per item), got {len(rows)} rows and "
-                f"{len(columns)} columns."
-            )
-        _refuse_repeated(rows, "similarities names the row")
-        _refuse_repeated(columns, "similarities names the column")
-        if set(rows) != set(columns):
-            missing = next(name for name in rows if name not in set(columns))
-            raise InputError(
-                f"similarities has a row {missing!r} but no column of that name; the rows and columns must name "
-                "the same items."
-            )
-        frame = similarities.copy()
-        frame.index, frame.columns = rows, columns
-        frame = frame.loc[:, rows]
-        try:
-            W = frame.to_numpy(dtype=np.float64)
-        except (TypeError, ValueError):
-            raise InputTypeError("similarities must hold numbers (similarities in [0, 1]).") from None
-        items = rows
-    else:
-        try:
-            W = np.array(similarities, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise InputTypeError("similarities must be a matrix of numbers (similarities in [0, 1]).") from None
-        if W.ndim != 2 or W.shape[0] != W.shape[1]:
-            raise ShapeMismatchError(
-                f"similarities must be a square matrix (one row and one column per item), got shape {W.shape}."
-            )
-        items = [str(k) for k in range(W.shape[0])]
-    n = len(items)
-    if n < MIN_ITEMS:
-        raise InputError(
-            f"similarities has {n} item(s), but clustering by spectral bisection needs at least {MIN_ITEMS}."
-        )
-    np.fill_diagonal(W, 1.0)
-    missing = np.isnan(W)
-    if missing.any():
-        i, j = (int(v) for v in np.argwhere(missing)[0])
-        raise InputError(
-            f"similarities has no value for the pair ({items[i]!r}, {items[j]!r}) (an empty cell, NaN, or a pair "
-            "missing from a long table); a simulation needs the complete matrix."
-        )
-    outside = ~np.isfinite(W) | (W < 0) | (W > 1)
-    if outside.any():
-        i, j = (int(v) for v in np.argwhere(outside)[0])
-        raise InputError(
-            f"similarities has {float(W[i, j])!r} for the pair ({items[i]!r}, {items[j]!r}); similarities must be "
-            "in [0, 1]. Rescale them (e.g. divide by the largest possible value)."
-        )
-    asymmetry = np.abs(W - W.T)
-    if asymmetry.max() > SYMMETRY_TOLERANCE:
-        i, j = (int(v) for v in np.unravel_index(int(np.argmax(asymmetry)), W.shape))
-        i, j = min(i, j), max(i, j)
-        raise InputError(
-            f"similarities is not symmetric: ({items[i]!r}, {items[j]!r}) is {float(W[i, j])!r} but "
-            f"({items[j]!r}, {items[i]!r}) is {float(W[j, i])!r}; a similarity does not depend on the order of the "
-            "pair (average the two if both were measured)."
-        )
-    return items, (W + W.T) * 0.5
-
-
-# -- the human loop ------------------------------------------------------------------------------------------------
-def read_items(path, *, item_column: str | None = None) -> list[str]:
-    """The item names of a table with a header row: the column ``item_column``, else the first; read as text.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "items.csv"
-    >>> _ = path.write_text("photo,room\\n00024.jpg,kitchen\\nNA,hall\\n")
-    >>> read_items(path)
-    ['00024.jpg', 'NA']
-    """
-    from .. import io
-
-    path = Path(path)
-    if item_column is None:
-        from ..io.formats import existing_file, file_ending, table_endings
-
-        ending = file_ending(existing_file(path), table_endings() + (".parquet",))
-        header = _header(path, ending)
-        if not header:
-            raise ReaderError(f"{path} has no header row; name the item column in the first line (e.g. item).")
-        item_column = header[0]
-    frame = io.read_frame(path, text_columns=[item_column])
-    if item_column not in frame.columns:
-        shown = ", ".join(repr(str(name)) for name in list(frame.columns)[:10])
-        raise InputError(f"{path} has no column {item_column!r} (the item column); its columns are {shown}.")
-    names = frame[item_column]
-    if names.isna().any():
-        row = int(names.isna().to_numpy().argmax())
-        raise InputError(f"{path} has no item name in column {item_column!r}, data row {row + 1}; name every item.")
-    return [str(name) for name in names]
-
-
-def read_answers(path, *, i_column: str = "i", j_column: str = "j", value_column: str = "value") -> pd.DataFrame:
-    """Read answers: one row per answered pair, the two item names and the similarity.
-
-    A row whose value is empty (or ``NA``) has not been answered yet; it is
-    kept with value NaN (:func:`record_answers` skips it). The pairs of
-    :func:`next_pairs` written as a table (columns i, j, value) are read as
-    they are once the value column is filled.
-
-    Parameters
-    ----------
-    path : str or path-like
-        A .csv/.tsv/.txt (optionally gzipped) or .parquet file with a header row.
-    i_column, j_column, value_column : str
-        The columns of the two items (read as text) and of the similarity.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns i, j (str) and value (float64, NaN when empty), indexed by
-        the data row number (from 1), named ``row``.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "answers.csv"
-    >>> _ = path.write_text("i,j,value\\n00024,NA,0.9\\nNA,b,\\n")
-    >>> read_answers(path)
-             i   j  value
-    row                  
-    1    00024  NA    0.9
-    2       NA   b    NaN
-    """
-    from .. import io
-
-    columns = {"i": i_column, "j": j_column, "value": value_column}
-    for role, column in columns.items():
-        check_parameter(column, f"{role}_column", [_TEXT], owner="read_answers")
-    frame = io.read_frame(path, text_columns=[i_column, j_column])
-    _check_columns(frame, path, columns)
-    values = _numbers(frame[value_column], path, value_column)
-    answers = pd.DataFrame(
-        {"i": frame[i_column].to_numpy(dtype=object), "j": frame[j_column].to_numpy(dtype=object), "value": values},
-        index=pd.RangeIndex(1, len(frame) + 1, name="row"),
-    )
-    answered = ~np.isnan(values)
-    for role, column in (("i", i_column), ("j", j_column)):
-        missing = answers[role].isna().to_numpy() & answered
-        if missing.any():
-            row = int(np.flatnonzero(missing)[0])
-            raise InputError(
-                f"{path} answers data row {row + 1} but names no item in column {column!r}; name both items."
-            )
-    return answers
-
-
-def read_pairs(path, *, i_column: str = "i", j_column: str = "j") -> pd.DataFrame:
-    """Read a list of pairs of items: one row per pair, the two item names (other columns are not used).
-
-    The asks file that :func:`next_pairs` gives, written as a table, is one;
-    :func:`withdraw_asks` takes what this returns.
-
-    Parameters
-    ----------
-    path : str or path-like
-        A .csv/.tsv/.txt (optionally gzipped) or .parquet file with a header row and at least one row.
-    i_column, j_column : str
-        The columns of the two items (read as text).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns i and j (str), indexed by the data row number (from 1), named ``row``.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "pairs.csv"
-    >>> _ = path.write_text("i,j,value\\n00024,NA,\\nb,00024,\\n")
-    >>> read_pairs(path)
-             i      j
-    row              
-    1    00024     NA
-    2        b  00024
-    """
-    from .. import io
-
-    columns = {"i": i_column, "j": j_column}
-    for role, column in columns.items():
-        check_parameter(column, f"{role}_column", [_TEXT], owner="read_pairs")
-    frame = io.read_frame(path, text_columns=[i_column, j_column])
-    _check_columns(frame, path, columns, what="of the two items")
-    pairs = pd.DataFrame(
-        {"i": frame[i_column].to_numpy(dtype=object), "j": frame[j_column].to_numpy(dtype=object)},
-        index=pd.RangeIndex(1, len(frame) + 1, name="row"),
-    )
-    for role, column in columns.items():
-        missing = pairs[role].isna().to_numpy()
-        if missing.any():
-            row = int(np.flatnonzero(missing)[0])
-            raise InputError(f"{path} has no item name in column {column!r}, data row {row + 1}; name both items.")
-    return pairs
-
-
-def next_pairs(database, items=None, *, strategy=None, interleave=None, budget=None, repeats=None, batch_size=None,
-               n_clusters=None, random_state=None) -> SessionAsks:
-    """Start or resume a session in a database, and give the pairs to ask next.
-
-    The pairs waiting for an answer are topped up to ``batch_size`` by one
-    eigen-update: pairs asked earlier and not yet answered come first, then
-    the new ones. Calling it again before any answer comes therefore gives
-    the same pairs, which makes it safe to repeat after a crash.
-
-    Parameters
-    ----------
-    database : str or path-like
-        A database file (SQLite, created when missing) or an SQLAlchemy URL.
-    items : sequence of str, optional
-        The item names, needed to start a session; when resuming, they must be
-        the session's (same names, same order), or be left out.
-    strategy, interleave, budget, repeats, batch_size, n_clusters, random_state : optional
-        As :class:`~paucity.clustering.ActiveSpectralClustering` (strategy
-        ``"iu_red"``, budget 0.1, batch_size 20, repeats 1, n_clusters 2 when a
-        session starts without them). A resumed session keeps its own; only
-        ``budget`` and ``batch_size`` may change (a larger budget continues
-        a finished session), and the others, when given, must equal the
-        session's. ``random_state`` is an integer or None.
-
-    Returns
-    -------
-    SessionAsks
-
-    Notes
-    -----
-    Nothing is written to a new database when the call fails: the file is
-    removed again.
+    The human loop of seed 003, chapter 2: an
+    :class:`~paucity.clustering.ActiveSpectralClustering` whose answers come
+    from people. Pairs are chosen as the estimator chooses them: a session
+    whose every batch is answered before the next ask makes the estimator's
+    choices with the same ``batch_size`` and ``random_state``. Each process
+    keeps the estimate Ŵ in memory and reads only the answers recorded since
+    its last read.
 
     Examples
     --------
     >>> import tempfile, pathlib
     >>> database = pathlib.Path(tempfile.mkdtemp()) / "photos.db"
-    >>> asks = next_pairs(database, ["a", "b", "c", "d", "e"], budget=6, batch_size=3, random_state=0)
-    >>> len(asks.pairs), asks.n_new, asks.budget, asks.pairs.columns.tolist()
-    (3, 3, 6, ['i', 'j', 'value'])
-    >>> next_pairs(database).n_new  # nothing answered yet: the same three pairs, none new
-    0
-    """
-    from .active import ActiveSpectralClustering
-
-    given = {"strategy": strategy, "interleave": interleave, "budget": budget, "repeats": repeats,
-             "batch_size": batch_size, "n_clusters": n_clusters, "random_state": random_state}
-    check_parameter(random_state, "random_state", [Interval(numbers.Integral, 0, None), None], owner="next_pairs",
-                    hint="A session keeps its seed in the database, so it must be an integer.")
-    if items is not None:
-        items = _check_items(items)
-    with _opened(database, create=True) as (store, created):
-        meta = store.metadata
-        stored_items = _stored_items(meta)
-        if stored_items is None and items is None:
-            where = "is a new database" if created or (store.n_items is None) else "holds no item names"
-            raise ParameterError(
-                f"{_shown(store)} {where}; give items=... (the names of the items to cluster) to start a session."
-            )
-        if stored_items is not None and items is not None and items != stored_items:
-            raise InputError(f"{_items_differ(stored_items, items)}; leave the items out to resume, or start a new database.")
-        names = stored_items if stored_items is not None else items
-        settings = _settings(meta, given, fresh=stored_items is None)
-        model = ActiveSpectralClustering(
-            strategy=settings["strategy"], interleave=settings["interleave"], budget=settings["budget"],
-            repeats=settings["repeats"], batch_size=settings["batch_size"], n_clusters=settings["n_clusters"],
-            random_state=settings["random_state"], store=store,
-        )
-        params = _validated(model)
-        settings = {name: _plain(params[name]) for name in SETTINGS}
-        n = len(names)
-        store.set_n_items(n)
-        # opening the estimator's session reads the store and checks the settings against n (the budget, the
-        # number of clusters) before they are kept
-        model.tell(np.empty((0, 2), dtype=np.int64), np.empty(0))
-        store.update_metadata({_ITEMS_KEY: json.dumps(names), _SETTINGS_KEY: json.dumps(settings)})
-        waiting = len(store.pending())
-        new = np.empty((0, 2), dtype=np.int64)
-        if params["batch_size"] > waiting:
-            new = model.ask(params["batch_size"] - waiting)
-        pending = store.pending()
-        measured = len(store)
-    return SessionAsks(
-        pairs=_named_pairs(pending, names),
-        n_new=len(new),
-        n_items=n,
-        n_measured=measured,
-        budget=int(model.budget_),
-        created=stored_items is None,
-        settings=settings,
-    )
-
-
-def record_answers(database, answers, *, source: str = "answers") -> SessionAnswers:
-    """Record answers to the pairs a session asked, and cluster every answer so far.
-
-    Each answered row must name a pair that waits for an answer (asked by
-    :func:`next_pairs` and not answered yet), in either order, once. Rows
-    with an empty value are skipped (not answered yet). A row naming a pair
-    that does not wait for an answer is an error, unless the same answer
-    (same pair, same value) is recorded already: the file was read before
-    (perhaps by a run that was interrupted), and the row is skipped. So
-    reading a file again, or again after filling in more of it, records each
-    answer once. All the answers of a call are recorded in one transaction.
-
-    Parameters
-    ----------
-    database : str or path-like
-        The session's database.
-    answers : pandas.DataFrame
-        Columns i, j (item names) and value (the similarity in [0, 1], NaN
-        when not answered yet), as :func:`read_answers` gives.
-    source : str, default="answers"
-        Who answered (a file name, an annotator), stored with each answer.
-
-    Returns
-    -------
-    SessionAnswers
-
-    Examples
-    --------
-    >>> import tempfile, pathlib, pandas as pd
-    >>> database = pathlib.Path(tempfile.mkdtemp()) / "photos.db"
-    >>> asks = next_pairs(database, ["a", "b", "c", "d", "e"], budget=6, batch_size=3, random_state=0)
-    >>> answers = asks.pairs.assign(value=[0.9, 0.8, 0.1])
-    >>> done = record_answers(database, answers, source="annotator-7")
-    >>> done.n_recorded, done.n_measured, done.n_pending
+    >>> with ClusteringSession.create(database, ["a", "b", "c", "d", "e"], budget=6, batch_size=3,
+    ...                               random_state=0) as session:
+    ...     asks = session.ask(annotator="ann")
+    ...     done = session.record(asks.pairs.assign(value=[0.9, 0.8, 0.1]))
+    >>> len(asks.pairs), done.n_measured, done.n_pending
     (3, 3, 0)
-    >>> record_answers(database, answers).n_read_before  # the same answers again: recorded once
+    >>> with ClusteringSession.open(database) as session:  # any process, later
+    ...     session.status().budget_left
     3
     """
-    from .active import ActiveSpectralClustering
 
-    check_parameter(source, "source", [_TEXT], owner="record_answers")
-    frame = _answers_frame(answers)
-    with _opened(database, create=False) as (store, _):
-        meta = store.metadata
-        names = _stored_items(meta)
-        if names is None:
-            raise InputError(
-                f"{_shown(store)} holds no session with item names; start one with next_pairs(database, items=...)."
+    def __init__(self, store, items, settings: SessionSettings, *, created: bool = False):
+        self._store = store
+        self._items = tuple(items)
+        self._position = {name: k for k, name in enumerate(self._items)}
+        self._settings = settings
+        self._budget = _measurements(settings, len(self._items))
+        self.created = created
+        self._lock = threading.RLock()
+        self._loop = None
+        self._seen = 0  # the order of the last answer the loop holds
+        self._values: dict[tuple[int, int], list[float]] = {}
+        self._sources: dict[tuple[int, int], list[str]] = {}
+        self._answered_by: dict[str, set[tuple[int, int]]] = {}
+        self._reference = None
+
+    # -- opening -------------------------------------------------------------------------------------------------
+    @classmethod
+    def create(cls, database, items, *, strategy=None, interleave=None, budget=None, repeats=None, batch_size=None,
+               n_clusters=None, random_state=None, price=None, lease_seconds=None,
+               exist_ok: bool = False) -> "ClusteringSession":
+        """Start a session over ``items`` in ``database``.
+
+        Parameters
+        ----------
+        database : str or path-like
+            An SQLite file (created when missing; an empty file becomes the
+            session's database) or a URL: ``sqlite:///photos.db``,
+            ``postgresql://user@host/name`` (the ``postgres`` extra).
+        items : sequence of str
+            The item names (at least 3, each once).
+        strategy, interleave, budget, repeats, batch_size, n_clusters, random_state, price, lease_seconds
+            The settings (:class:`SessionSettings`; None takes the default:
+            ``"iu_red"``, False, 0.1, 1, 20, 2, a drawn seed, 0, 600).
+            ``random_state`` is an integer or None.
+        exist_ok : bool, default=False
+            When the database holds a session already: with False refuse
+            (:class:`SessionExistsError`); with True open it, provided its
+            items are ``items`` and the settings given equal its own.
+
+        Returns
+        -------
+        ClusteringSession
+
+        Notes
+        -----
+        Every input is checked before the database is touched: a call that
+        fails on its input writes nothing, not even a new file. The settings
+        are written once, in the transaction that starts the session; two
+        processes starting one session at once both get it, started once.
+        """
+        names = check_items(items)
+        given = _given(strategy=strategy, interleave=interleave, budget=budget, repeats=repeats,
+                       batch_size=batch_size, n_clusters=n_clusters, random_state=random_state, price=price,
+                       lease_seconds=lease_seconds)
+        settings = _new_settings(given, len(names), owner="ClusteringSession")
+        return cls._start(database, names, settings, given, exist_ok=exist_ok, owner="ClusteringSession")
+
+    @classmethod
+    def _start(cls, database, names, settings, given, *, exist_ok: bool, owner: str) -> "ClusteringSession":
+        from .store import MeasurementStore
+
+        store = database if isinstance(database, MeasurementStore) else MeasurementStore(database)
+        try:
+            with store.transaction(lock=True) as connection:
+                meta = _metadata(store, connection)
+                stored = _stored_session(store, meta, given)
+                if stored is None:
+                    store.set_n_items(len(names), connection=connection)
+                    store.update_metadata({_ITEMS_KEY: json.dumps(names), _SETTINGS_KEY: json.dumps(settings.to_dict())},
+                                          connection=connection)
+                    return cls(store, names, settings, created=True)
+            stored_items, stored_settings = stored
+            if not exist_ok:
+                raise SessionExistsError(
+                    f"{store.shown} holds a session already ({len(stored_items)} items, "
+                    f"{_spelled(stored_settings.strategy)}); open it with ClusteringSession.open, or give a new database."
+                )
+            if list(stored_items) != list(names):
+                raise InputError(f"{_items_differ(stored_items, names)} in {store.shown}; leave the items out to resume "
+                                 "it, or give a new database.")
+            _refuse_other_settings(store, stored_settings, given, len(names), owner=owner)
+            return cls(store, stored_items, stored_settings)
+        except BaseException:
+            store.close()
+            raise
+
+    @classmethod
+    def open(cls, database, *, items=None, strategy=None, interleave=None, budget=None, repeats=None,
+             batch_size=None, n_clusters=None, random_state=None, price=None,
+             lease_seconds=None) -> "ClusteringSession":
+        """Open the session a database holds.
+
+        Parameters
+        ----------
+        database : str or path-like
+            As :meth:`create`; it must hold a session.
+        items : sequence of str, optional
+            When given, they must be the session's (same names, same order).
+        strategy, interleave, budget, repeats, batch_size, n_clusters, random_state, price, lease_seconds
+            When given, each must equal the session's: a setting that differs
+            is refused with one line naming both values (a larger budget is
+            given by :meth:`extend`).
+
+        Returns
+        -------
+        ClusteringSession
+        """
+        from .store import MeasurementStore
+
+        given = _given(strategy=strategy, interleave=interleave, budget=budget, repeats=repeats,
+                       batch_size=batch_size, n_clusters=n_clusters, random_state=random_state, price=price,
+                       lease_seconds=lease_seconds)
+        _check_given(given)
+        names = None if items is None else check_items(items)
+        store = database if isinstance(database, MeasurementStore) else MeasurementStore(database, create=False)
+        try:
+            stored = _stored_session(store, store.metadata, given)
+            if stored is None:
+                raise InputError(
+                    f"{store.shown} holds no session (measurements at most, with no items and settings); start one "
+                    "with ClusteringSession.create(database, items) or paucity cluster-session start DB --items FILE."
+                )
+            stored_items, stored_settings = stored
+            if names is not None and list(names) != list(stored_items):
+                raise InputError(f"{_items_differ(stored_items, names)} in {store.shown}; leave the items out to "
+                                 "resume it, or give a new database.")
+            _refuse_other_settings(store, stored_settings, given, len(stored_items), owner="ClusteringSession")
+        except BaseException:
+            store.close()
+            raise
+        return cls(store, stored_items, stored_settings)
+
+    @classmethod
+    def _for_estimator(cls, params: dict, n_items) -> "ClusteringSession":
+        """The session of ``ActiveSpectralClustering(store=...)``: opened, or started over items named 0..n−1."""
+        from .loop import base_seed
+        from .store import MeasurementStore
+
+        owner = "ActiveSpectralClustering"
+        given = {name: params[name] for name in ("strategy", "interleave", "budget", "repeats", "batch_size",
+                                                  "n_clusters")}
+        random_state = params["random_state"]
+        if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+            given["random_state"] = int(random_state)
+        store = params["store"]
+        store = store if isinstance(store, MeasurementStore) else MeasurementStore(store)
+        try:
+            stored = _stored_session(store, store.metadata, given)
+            if stored is not None:
+                stored_items, settings = stored
+                if n_items is not None and int(n_items) != len(stored_items):
+                    raise InputError(
+                        f"{store.shown} holds a session over {len(stored_items)} items, but n_items={int(n_items)} "
+                        f"was given; pass n_items={len(stored_items)}, or a new database for the new items."
+                    )
+                _refuse_other_settings(store, settings, given, len(stored_items), owner=owner)
+                return cls(store, stored_items, settings)
+            if n_items is None:
+                n_items = store.n_items
+            if n_items is None:
+                raise ParameterError(
+                    f"{owner}: the number of items is unknown; pass n_items=..., or an oracle with an n_items "
+                    "attribute (MatrixOracle has one)."
+                )
+            from ._checks import check_n_items
+
+            n = check_n_items(n_items)
+            given.setdefault("random_state", base_seed(random_state))
+            settings = _new_settings(given, n, owner=owner)
+            return cls._start(store, [str(k) for k in range(n)], settings, given, exist_ok=True, owner=owner)
+        except BaseException:
+            store.close()
+            raise
+
+    # -- what a session is ---------------------------------------------------------------------------------------
+    @property
+    def items(self) -> tuple:
+        return self._items
+
+    @property
+    def settings(self) -> SessionSettings:
+        return self._settings
+
+    @property
+    def budget(self) -> int:
+        return self._budget
+
+    @property
+    def database(self) -> str:
+        return self._store.shown
+
+    def __repr__(self) -> str:
+        return f"ClusteringSession({self.database!r}, {len(self._items)} items)"
+
+    def close(self) -> None:
+        """Release the database connections (they are opened again on the next verb)."""
+        self._store.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def __getstate__(self):
+        return {"store": self._store, "items": self._items, "settings": self._settings, "created": self.created,
+                "reference": self._reference}
+
+    def __setstate__(self, state) -> None:
+        self.__init__(state["store"], state["items"], state["settings"], created=state["created"])
+        self._reference = state["reference"]
+
+    # -- the verbs -----------------------------------------------------------------------------------------------
+    def ask(self, n=None, *, annotator=None, lease_seconds=None) -> SessionAsks:
+        """The pairs for ``annotator`` to answer: those they hold, then waiting ones nobody holds, then new ones.
+
+        Asking again for the same annotator before answering gives the same
+        pairs (a crash between asking and handing the pairs out loses
+        nothing); another annotator gets other pairs. New pairs are chosen by
+        one eigen-update, as long as fewer than ``batch_size`` pairs wait for
+        an answer (all annotators together) and the budget allows: when it
+        does not, fewer pairs come back, none when every waiting pair is
+        with someone else (ask again once answers come in).
+
+        Parameters
+        ----------
+        n : int, optional
+            How many pairs the annotator should hold; the session's
+            ``batch_size`` by default.
+        annotator : str, optional
+            Who the pairs go to (1 to 100 characters, no control characters);
+            None for the asks of one person or script that names nobody.
+        lease_seconds : float, optional
+            Hold the pairs for this long only: after that another annotator
+            may get them (the annotation page uses the session's
+            ``lease_seconds``). None: until answered or withdrawn.
+
+        Returns
+        -------
+        SessionAsks
+        """
+        n = self._batch(n)
+        holder = _UNNAMED if annotator is None else check_annotator(annotator)
+        if lease_seconds is not None:
+            lease_seconds = float(check_parameter(lease_seconds, "lease_seconds", _CONSTRAINTS["lease_seconds"],
+                                                  owner="ClusteringSession.ask"))
+        with self._lock:
+            self._catch_up()  # the bulk of a replay, outside the write lock
+            changed = False
+            try:
+                with self._store.transaction(lock=True) as connection:
+                    now = time.time()
+                    asks = self._sync(connection)
+                    until = None if lease_seconds is None else now + lease_seconds
+                    seen = self._seen_by(holder, connection) if holder != _UNNAMED else set()
+                    taken = [ask.id for ask in asks if ask.annotator == holder]
+                    for ask in asks:
+                        if len(taken) >= n:
+                            break
+                        free = ask.annotator is None or (ask.lease_until is not None and ask.lease_until < now)
+                        if free and ask.annotator != holder and (ask.i, ask.j) not in seen:
+                            taken.append(ask.id)
+                    self._store.hold(taken, annotator=holder, lease_until=until, connection=connection)
+                    room = min(n - len(taken), self._settings.batch_size - len(asks),
+                               self._budget - self._loop.n_measured - len(asks))
+                    new = np.empty((0, 2), dtype=np.int64)
+                    if room > 0:
+                        changed = True
+                        new = self._loop.ask(room)
+                        # a pair asked again (repeats) that this annotator answered waits for someone else
+                        again = np.array([(int(i), int(j)) in seen for i, j in new], dtype=bool).reshape(-1)
+                        self._store.add_pending(new[~again], annotator=holder, lease_until=until,
+                                                connection=connection)
+                        self._store.add_pending(new[again], annotator=None, connection=connection)
+                        new = new[~again]
+                    after = self._store.pending_rows(connection=connection)
+            except BaseException:
+                if changed:
+                    self._loop = None  # it may hold choices that were not committed: read everything again
+                raise
+            self._loop.set_pending([(ask.i, ask.j) for ask in after])
+            held = [(ask.i, ask.j) for ask in after if ask.annotator == holder]
+            return SessionAsks(
+                pairs=_named_pairs(held, self._items),
+                n_new=len(new),
+                annotator=holder,
+                n_items=len(self._items),
+                n_measured=self._loop.n_measured,
+                n_pending=len(after),
+                budget=self._budget,
+                settings=self._settings,
             )
-        settings = _settings(meta, {}, fresh=False)
-        position = {name: k for k, name in enumerate(names)}
+
+    def record(self, answers, *, source: str | None = None, annotator: str | None = None,
+               cluster: bool = True) -> SessionAnswers:
+        """Record answers to the pairs the session asked, and cluster every answer so far.
+
+        Each answered row must name a pair that waits for an answer, in
+        either order, once. Rows with an empty value (NaN) are skipped (not
+        answered yet). A row naming a pair that does not wait for an answer
+        is an error, unless the same answer (same pair, same value) is
+        recorded already: the file was read before (perhaps by a run that
+        was interrupted), and the row is skipped. So reading a file again, or
+        again after filling in more of it, records each answer once. All the
+        answers of a call are recorded in one transaction: all or none.
+
+        Parameters
+        ----------
+        answers : pandas.DataFrame
+            Columns i, j (item names) and value (the similarity in [0, 1], NaN
+            when not answered yet), as :func:`~paucity.clustering.read_answers` gives.
+        source : str, optional
+            Who answered (a file name, an annotator), stored with each
+            answer; ``annotator`` by default, else ``"answers"``.
+        annotator : str, optional
+            The annotator answering: each pair must then be one they hold
+            (or one nobody holds that they neither answered nor skipped).
+            None accepts answers to any waiting pair.
+        cluster : bool, default=True
+            Cluster every answer so far (one eigen-update). The annotation
+            page, which shows the next pair instead, leaves it out: the
+            result's ``clusters`` is then None.
+
+        Returns
+        -------
+        SessionAnswers
+        """
+        holder = None if annotator is None else check_annotator(annotator)
+        if source is None:
+            source = holder if holder is not None else "answers"
+        check_parameter(source, "source", [Instance(str, description="a string")], owner="ClusteringSession.record")
+        frame = _answers_frame(answers)
         answered = ~np.isnan(frame["value"].to_numpy())
         rows = frame.index[answered]
         first = frame["i"].to_numpy()[answered]
@@ -931,14 +757,14 @@ def record_answers(database, answers, *, source: str = "answers") -> SessionAnsw
         pairs = np.empty((len(rows), 2), dtype=np.int64)
         for k, (row, a, b) in enumerate(zip(rows, first, second)):
             for name in (a, b):
-                if name not in position:
+                if name not in self._position:
                     raise InputError(
                         f"answers row {row} names {name!r}, which is not an item of the session "
-                        f"({_few(names)}); check the spelling (names are compared as text, exactly)."
+                        f"({_few(self._items)}); check the spelling (names are compared as text, exactly)."
                     )
             if a == b:
                 raise InputError(f"answers row {row} pairs {a!r} with itself; a similarity is between two items.")
-            pairs[k] = sorted((position[a], position[b]))
+            pairs[k] = sorted((self._position[a], self._position[b]))
         outside = (values < 0) | (values > 1) | ~np.isfinite(values)
         if outside.any():
             k = int(np.flatnonzero(outside)[0])
@@ -946,123 +772,591 @@ def record_answers(database, answers, *, source: str = "answers") -> SessionAnsw
                 f"answers row {rows[k]} gives {float(values[k])!r} for ({first[k]!r}, {second[k]!r}); similarities "
                 "must be in [0, 1]. Rescale the answers (e.g. a rating r on 1..10 as r / 10)."
             )
-        waiting: dict[tuple[int, int], int] = {}
-        for i, j in store.pending():
-            waiting[(int(i), int(j))] = waiting.get((int(i), int(j)), 0) + 1
-        recorded: dict[tuple[int, int], list[float]] = {}
-        measured = store.measurements()
-        for i, j, value in zip(measured["i"].to_numpy(), measured["j"].to_numpy(), measured["value"].to_numpy()):
-            recorded.setdefault((int(i), int(j)), []).append(float(value))
-        take = np.zeros(len(rows), dtype=bool)
-        taken_at: dict[tuple[int, int], object] = {}
-        for k, (i, j) in enumerate(pairs):
-            key = (int(i), int(j))
-            shown = f"({first[k]!r}, {second[k]!r})"
-            if waiting.get(key, 0) > 0:
-                waiting[key] -= 1
-                take[k] = True
-                taken_at[key] = rows[k]
-            elif float(values[k]) in recorded.get(key, ()):
-                continue  # read before
-            elif key in taken_at:
-                raise InputError(
-                    f"answers rows {taken_at[key]} and {rows[k]} both answer {shown}, which was asked once; keep one "
-                    "of the two rows."
+        with self._lock:
+            self._catch_up()
+            changed = False
+            try:
+                with self._store.transaction(lock=True) as connection:
+                    asks = self._sync(connection)
+                    now = time.time()
+                    waiting: dict[tuple[int, int], list] = {}
+                    for ask in asks:
+                        waiting.setdefault((ask.i, ask.j), []).append(ask)
+                    seen = self._seen_by(holder, connection) if holder is not None else set()
+                    take = np.zeros(len(rows), dtype=bool)
+                    taken_at: dict[tuple[int, int], object] = {}
+                    for k, (i, j) in enumerate(pairs):
+                        key = (int(i), int(j))
+                        shown = f"({first[k]!r}, {second[k]!r})"
+                        if waiting.get(key):
+                            if holder is not None:
+                                self._check_held(waiting[key][0], holder, key, seen, now, shown)
+                            waiting[key].pop(0)
+                            take[k] = True
+                            taken_at[key] = rows[k]
+                        elif self._recorded_before(key, float(values[k]), holder):
+                            continue  # read before
+                        elif key in taken_at:
+                            raise InputError(
+                                f"answers rows {taken_at[key]} and {rows[k]} both answer {shown}, which was asked "
+                                "once; keep one of the two rows."
+                            )
+                        elif key in self._values:
+                            raise InputError(
+                                f"answers row {rows[k]} answers {shown}, which was answered already "
+                                f"({len(self._values[key])} answer(s) recorded) and does not wait for another; "
+                                "remove the row."
+                            )
+                        else:
+                            raise InputError(
+                                f"answers row {rows[k]} answers {shown}, which was never asked (or was withdrawn); "
+                                "answer only the pairs the session asked for."
+                            )
+                    if take.any():
+                        self._store.add(pairs[take], values[take], source=source, connection=connection)
+                        changed = True
+                        self._sync(connection)  # the loop takes the answers as committed below
+            except BaseException:
+                if changed:
+                    self._loop = None
+                raise
+            return SessionAnswers(
+                n_recorded=int(take.sum()),
+                n_read_before=int(len(rows) - take.sum()),
+                n_unanswered=int((~answered).sum()),
+                n_measured=self._loop.n_measured,
+                n_pending=self._loop.n_pending,
+                budget=self._budget,
+                clusters=self._clusters() if cluster else None,
+            )
+
+    def withdraw(self, pairs=None, *, annotator: str | None = None) -> SessionWithdrawal:
+        """Withdraw asks that will never be answered: the pairs named, an annotator's, or every one.
+
+        An ask is withdrawn when its answer will not come (the annotator
+        left, the pair went out by mistake). A withdrawn pair no longer waits
+        for an answer (an answer to it is refused as never asked), no longer
+        counts against the budget, and may be asked again: it was never
+        measured, and when nothing else changed the strategy chooses it
+        again, so it can go to another annotator. Every row must name a pair
+        that waits for an answer, in either order; otherwise nothing is
+        withdrawn. The withdrawal is one transaction: all or nothing.
+
+        Parameters
+        ----------
+        pairs : pandas.DataFrame, optional
+            Columns i and j (item names), one row per ask to withdraw, as
+            :func:`~paucity.clustering.read_pairs` gives (other columns are
+            not used). None withdraws every pending ask (of ``annotator``).
+        annotator : str, optional
+            With ``pairs=None``: withdraw only the asks this annotator holds.
+
+        Returns
+        -------
+        SessionWithdrawal
+        """
+        frame = None if pairs is None else _pairs_frame(pairs)
+        holder = None if annotator is None else check_annotator(annotator)
+        if frame is not None and holder is not None:
+            raise ParameterError("withdraw takes pairs or an annotator, not both; the pairs named are withdrawn "
+                                 "whoever holds them.")
+        with self._lock:
+            self._catch_up()
+            with self._store.transaction(lock=True) as connection:
+                asks = self._sync(connection)
+                if frame is not None:
+                    chosen = _pending_named(frame, self._items, asks, set(self._values))
+                    withdrawn = self._store.withdraw_pending(chosen, connection=connection)
+                elif holder is not None:
+                    withdrawn = np.array([(ask.i, ask.j) for ask in asks if ask.annotator == holder],
+                                         dtype=np.int64).reshape(-1, 2)
+                    if len(withdrawn):
+                        self._store.withdraw_pending(withdrawn, connection=connection)
+                else:
+                    withdrawn = self._store.withdraw_pending(None, connection=connection)
+                self._sync(connection)
+            return SessionWithdrawal(
+                withdrawn=_named_pairs(withdrawn, self._items).drop(columns="value"),
+                n_pending=self._loop.n_pending,
+                n_measured=self._loop.n_measured,
+                budget=self._budget,
+            )
+
+    def release(self, annotator: str) -> int:
+        """Give back, unanswered, every pair ``annotator`` holds (they closed the page): the next asker gets them.
+
+        Returns
+        -------
+        int
+            The pairs given back.
+        """
+        holder = check_annotator(annotator)
+        with self._lock, self._store.transaction(lock=True) as connection:
+            ids = [ask.id for ask in self._store.pending_rows(connection=connection) if ask.annotator == holder]
+            self._store.hold(ids, annotator=None, lease_until=None, connection=connection)
+            return len(ids)
+
+    def skip(self, annotator: str, i: str, j: str) -> None:
+        """``annotator`` gives the pair (i, j) back unanswered: someone else gets it, they never get it again."""
+        holder = check_annotator(annotator)
+        key, shown = self._pair_of(i, j)
+        with self._lock:
+            self._catch_up()
+            with self._store.transaction(lock=True) as connection:
+                asks = [ask for ask in self._sync(connection) if (ask.i, ask.j) == key]
+                if not asks:
+                    raise ParameterError(f"the pair {shown} does not wait for an answer (answered already, or "
+                                         "never asked).")
+                self._check_held(asks[0], holder, key, self._seen_by(holder, connection), time.time(), shown)
+                self._store.hold([ask.id for ask in asks], annotator=None, lease_until=None, connection=connection)
+                self._store.add_skip(key[0], key[1], holder, connection=connection)
+
+    def extend(self, budget) -> "ClusteringSession":
+        """Raise the session's budget (an int: measurements; a float: a fraction of the pairs times ``repeats``).
+
+        The budget is the one setting that changes after a session starts,
+        and only upwards, by this verb: a finished session continues.
+        """
+        check_parameter(budget, "budget", _CONSTRAINTS["budget"], owner="ClusteringSession.extend",
+                        hint=_HINTS["budget"])
+        settings = replace(self._settings, budget=budget)
+        measurements = _measurements(settings, len(self._items), owner="ClusteringSession.extend")
+        with self._lock, self._store.transaction(lock=True) as connection:
+            stored = _stored_session(self._store, _metadata(self._store, connection))
+            current = stored[1] if stored is not None else self._settings
+            now = _measurements(current, len(self._items))
+            if measurements < now:
+                raise ParameterError(
+                    f"ClusteringSession.extend: budget={budget!r} is {measurements} measurements, fewer than the "
+                    f"session's {now}; a budget is only raised."
                 )
-            elif key in recorded:
-                raise InputError(
-                    f"answers row {rows[k]} answers {shown}, which was answered already ({len(recorded[key])} "
-                    f"answer(s) recorded) and does not wait for another; remove the row."
-                )
-            else:
-                raise InputError(
-                    f"answers row {rows[k]} answers {shown}, which was never asked (or was withdrawn); answer only the "
-                    "pairs the session asked for."
-                )
-        model = ActiveSpectralClustering(
-            strategy=settings["strategy"], interleave=settings["interleave"], budget=settings["budget"],
-            repeats=settings["repeats"], batch_size=settings["batch_size"], n_clusters=settings["n_clusters"],
-            random_state=settings["random_state"], store=store,
+            settings = replace(current, budget=budget)
+            self._store.update_metadata({_SETTINGS_KEY: json.dumps(settings.to_dict())}, connection=connection)
+        self._settings, self._budget = settings, measurements
+        if self._loop is not None:
+            self._loop.budget = measurements
+        return self
+
+    # -- reading -------------------------------------------------------------------------------------------------
+    def status(self) -> SessionStatus:
+        """Where the session stands: answers, pairs waiting and held, budget, cost, annotators, clusters so far."""
+        with self._lock:
+            self._refresh_settings()
+            with self._store.transaction() as connection:
+                asks = self._sync(connection)
+                counts = self._store.counts_by_source(connection=connection)
+            now = time.time()
+            holding: dict[str, int] = {}
+            for ask in asks:
+                if ask.annotator is not None and not (ask.lease_until is not None and ask.lease_until < now):
+                    holding[ask.annotator] = holding.get(ask.annotator, 0) + 1
+            names = sorted(set(counts) | set(holding))
+            annotators = pd.DataFrame({
+                "annotator": pd.array(names, dtype=object),
+                "n_answers": np.array([counts.get(name, 0) for name in names], dtype=np.int64),
+                "n_holding": np.array([holding.get(name, 0) for name in names], dtype=np.int64),
+            })
+            return SessionStatus(
+                database=self.database,
+                settings=self._settings,
+                n_items=len(self._items),
+                n_measured=self._loop.n_measured,
+                n_pending=len(asks),
+                n_out=sum(holding.values()),
+                budget=self._budget,
+                cost=round(self._settings.price * self._loop.n_measured, 10),  # 12 x 0.05 is 0.6
+                annotators=annotators,
+                clusters=self._clusters(),
+            )
+
+    def clusters(self) -> SessionClusters:
+        """The clustering of every answer so far."""
+        with self._lock:
+            self._catch_up()
+            return self._clusters()
+
+    def answers(self, *, last: int | None = None) -> pd.DataFrame:
+        """Every answer in the order recorded: order, i, j (item names), value, time, source, repeat.
+
+        With ``last``, the last answers only, newest first (without the repeat column).
+        """
+        frame = self._store.measurements() if last is None else self._store.recent(last)
+        names = np.asarray(self._items, dtype=object)
+        frame["i"] = names[frame["i"].to_numpy()]
+        frame["j"] = names[frame["j"].to_numpy()]
+        return frame
+
+    def answer_counts(self) -> dict[str, int]:
+        """Answers per source (the annotator, or the file they came from)."""
+        return self._store.counts_by_source()
+
+    def waiting(self) -> pd.DataFrame:
+        """Every pair waiting for an answer, in the order asked: i, j, annotator (None: nobody), asked, lease_until."""
+        asks = self._store.pending_asks()
+        names = np.asarray(self._items, dtype=object)
+        return pd.DataFrame({
+            "i": names[asks["i"].to_numpy()], "j": names[asks["j"].to_numpy()], "annotator": asks["annotator"],
+            "asked": asks["time"], "lease_until": asks["lease_until"],
+        })
+
+    # -- what the estimator uses (item indices, its own checks) --------------------------------------------------
+    def _loop_for_estimator(self, reference) -> None:
+        self._reference = reference
+        with self._lock:
+            self._catch_up()
+
+    def _waiting_pairs(self) -> np.ndarray:
+        with self._lock:
+            with self._store.transaction() as connection:
+                self._sync(connection)
+            return self._loop.pending_pairs()
+
+    def _choose(self, n: int) -> np.ndarray:
+        """``n`` new pairs (fewer when the budget, counting pending asks, is nearly spent), held by nobody named."""
+        with self._lock:
+            self._catch_up()
+            changed = False
+            try:
+                with self._store.transaction(lock=True) as connection:
+                    self._sync(connection)
+                    loop = self._loop
+                    count = min(int(n), loop.budget - loop.n_measured - loop.n_pending)
+                    pairs = np.empty((0, 2), dtype=np.int64)
+                    if count > 0:
+                        changed = True
+                        pairs = loop.ask(count)
+                        self._store.add_pending(pairs, annotator=_UNNAMED, connection=connection)
+            except BaseException:
+                if changed:
+                    self._loop = None
+                raise
+            return pairs
+
+    def _record_pairs(self, pairs: np.ndarray, values: np.ndarray, *, source: str) -> None:
+        pairs = check_pairs(pairs, len(self._items))
+        values = check_values(values, len(pairs))
+        with self._lock:
+            self._catch_up()
+            changed = False
+            try:
+                with self._store.transaction(lock=True) as connection:
+                    self._sync(connection)
+                    self._loop.check_asked(pairs)
+                    self._store.add(pairs, values, source=source, connection=connection)
+                    changed = True
+                    self._sync(connection)
+            except BaseException:
+                if changed:
+                    self._loop = None
+                raise
+
+    def _withdraw_pairs(self, pairs) -> np.ndarray:
+        with self._lock:
+            self._catch_up()
+            with self._store.transaction(lock=True) as connection:
+                self._sync(connection)
+                if pairs is not None:
+                    self._loop.check_asked(
+                        pairs, hint="withdraw() takes pairs that ask() returned and wait for an answer")
+                withdrawn = self._store.withdraw_pending(pairs, connection=connection)
+                self._sync(connection)
+            return withdrawn
+
+    # -- internals -----------------------------------------------------------------------------------------------
+    def _batch(self, n) -> int:
+        if n is None:
+            return self._settings.batch_size
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+            raise ParameterError(f"ClusteringSession.ask: n must be an integer >= 1, got {n!r}.")
+        return int(n)
+
+    def _ensure_loop(self) -> None:
+        if self._loop is None:
+            from .loop import new_loop
+
+            settings = self._settings
+            params = {"strategy": settings.strategy, "interleave": settings.interleave, "repeats": settings.repeats,
+                      "batch_size": settings.batch_size, "n_clusters": settings.n_clusters}
+            self._loop = new_loop(len(self._items), params, budget=self._budget, seed=settings.random_state,
+                                  reference=self._reference)
+            self._seen = 0
+            self._values, self._sources, self._answered_by = {}, {}, {}
+
+    def _catch_up(self, connection=None) -> None:
+        """Give the loop the answers recorded since it last read them (outside the lock: the bulk of a replay)."""
+        self._ensure_loop()
+        n = len(self._items)
+        for order, i, j, value, source in self._store.measurement_rows(after=self._seen, connection=connection):
+            if not 0 <= i < j < n:
+                raise ReaderError(f"{self.database} is damaged: it holds a measurement of the pair ({i}, {j}) of "
+                                  f"a session over {n} items.")
+            value = float(value)
+            self._loop.remember_measurement(i, j, value)
+            self._values.setdefault((i, j), []).append(value)
+            self._sources.setdefault((i, j), []).append(source)
+            self._answered_by.setdefault(source, set()).add((i, j))
+            self._seen = order
+
+    def _sync(self, connection) -> list:
+        """Bring the loop up to the database in ``connection``: the answers since its last read, and every pending
+        ask. Returns the pending asks (:data:`~paucity.clustering.store.Ask` tuples), in the order asked."""
+        self._catch_up(connection)
+        asks = self._store.pending_rows(connection=connection)
+        self._loop.set_pending([(ask.i, ask.j) for ask in asks])
+        return asks
+
+    def _clusters(self) -> SessionClusters:
+        labels, fiedler = self._loop.clusters()
+        return SessionClusters(items=self._items, labels=np.asarray(labels), embedding=np.asarray(fiedler.vector))
+
+    def _refresh_settings(self) -> None:
+        """Read the settings again (another process may have raised the budget)."""
+        stored = _stored_session(self._store, self._store.metadata)
+        if stored is not None and stored[1] != self._settings:
+            self._settings = stored[1]
+            self._budget = _measurements(self._settings, len(self._items))
+            if self._loop is not None:
+                self._loop.budget = self._budget
+
+    def _recorded_before(self, key, value: float, holder: str | None) -> bool:
+        """The same answer to the same pair is recorded (by ``holder``, when one answers)."""
+        return any(value == recorded and (holder is None or source == holder)
+                   for recorded, source in zip(self._values.get(key, ()), self._sources.get(key, ())))
+
+    def _seen_by(self, annotator: str, connection) -> set[tuple[int, int]]:
+        """The pairs ``annotator`` answered or skipped (never handed to them again)."""
+        return self._answered_by.get(annotator, set()) | self._store.skipped_by(annotator, connection=connection)
+
+    def _check_held(self, ask, holder: str, key, seen, now: float, shown: str) -> None:
+        """Refuse an answer or a skip of ``holder`` to a pair someone else holds (or they answered or skipped)."""
+        expired = ask.lease_until is not None and ask.lease_until < now
+        if ask.annotator == holder:
+            return
+        if (ask.annotator is None or expired) and key not in seen:
+            return  # nobody holds it (a restarted page, an expired lease): theirs if they never had it
+        lease = self._settings.lease_seconds
+        raise ParameterError(
+            f"the pair {shown} was not shown to {holder!r} (or was given to someone else after {lease:.0f} s); "
+            "ask for the next pair."
         )
-        model.tell(pairs[take], values[take], source=source)
-        n_pending = len(store.pending())
-    return SessionAnswers(
-        n_recorded=int(take.sum()),
-        n_read_before=int(len(rows) - take.sum()),
-        n_unanswered=int((~answered).sum()),
-        n_measured=int(model.n_queries_),
-        n_pending=n_pending,
-        budget=int(model.budget_),
-        items=tuple(names),
-        labels=np.asarray(model.labels_),
-        embedding=np.asarray(model.embedding_),
-    )
+
+    def _pair_of(self, i, j) -> tuple[tuple[int, int], str]:
+        for name in (i, j):
+            if not isinstance(name, str) or name not in self._position:
+                shown = name[:40] if isinstance(name, str) else name
+                raise ParameterError(f"{shown!r} is not an item of this session; answer the pair the page showed.")
+        a, b = sorted((self._position[i], self._position[j]))
+        return (a, b), f"({i!r}, {j!r})"
 
 
-def withdraw_asks(database, pairs=None) -> SessionWithdrawal:
-    """Withdraw asks that will never be answered: every pending one, or the pairs named.
-
-    An ask is withdrawn when its answer will not come (the annotator left, the
-    pair went out by mistake). A withdrawn pair no longer waits for an answer
-    (an answer to it is refused as never asked), no longer counts against the
-    budget, and may be asked again by a later :func:`next_pairs`: it was never
-    measured, and when nothing else changed the strategy chooses it again, so
-    it can go to another annotator. Every row must name a pair that waits for
-    an answer, in either order; otherwise nothing is withdrawn. The
-    withdrawal is one transaction: a call killed at any point withdrew all or
-    nothing.
-
-    Parameters
-    ----------
-    database : str or path-like
-        The session's database.
-    pairs : pandas.DataFrame, optional
-        Columns i and j (item names), one row per ask to withdraw, as
-        :func:`read_pairs` gives (other columns are not used). None withdraws
-        every pending ask.
-
-    Returns
-    -------
-    SessionWithdrawal
+# -- checks --------------------------------------------------------------------------------------------------------
+def check_annotator(annotator) -> str:
+    """An annotator's name: 1 to 100 characters, no control characters (surrounding spaces removed).
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> database = pathlib.Path(tempfile.mkdtemp()) / "photos.db"
-    >>> asks = next_pairs(database, ["a", "b", "c", "d", "e"], budget=6, batch_size=3, random_state=0)
-    >>> done = withdraw_asks(database, asks.pairs.iloc[:1])  # the first pair will never be answered
-    >>> done.n_withdrawn, done.n_pending
-    (1, 2)
-    >>> withdraw_asks(database).n_withdrawn  # every pending ask
-    2
+    >>> check_annotator(" alice@lab ")
+    'alice@lab'
+    >>> check_annotator("")
+    Traceback (most recent call last):
+    ...
+    paucity._errors.ParameterError: annotator must be a name of 1 to 100 characters without control characters, got ''.
     """
-    from .active import ActiveSpectralClustering
-
-    frame = None if pairs is None else _pairs_frame(pairs)
-    with _opened(database, create=False) as (store, _):
-        meta = store.metadata
-        names = _stored_items(meta)
-        if names is None:
-            raise InputError(
-                f"{_shown(store)} holds no session with item names; start one with next_pairs(database, items=...)."
-            )
-        settings = _settings(meta, {}, fresh=False)
-        model = ActiveSpectralClustering(
-            strategy=settings["strategy"], interleave=settings["interleave"], budget=settings["budget"],
-            repeats=settings["repeats"], batch_size=settings["batch_size"], n_clusters=settings["n_clusters"],
-            random_state=settings["random_state"], store=store,
+    text = annotator.strip() if isinstance(annotator, str) else None
+    if not text or len(text) > _LONGEST_ANNOTATOR or any(ord(c) < 32 or ord(c) == 127 for c in text):
+        shown = annotator[:40] if isinstance(annotator, str) else annotator
+        raise ParameterError(
+            f"annotator must be a name of 1 to {_LONGEST_ANNOTATOR} characters without control characters, "
+            f"got {shown!r}."
         )
-        chosen = None if frame is None else _pending_named(frame, names, store)
-        withdrawn = model.withdraw(chosen)
-        n_pending = len(store.pending())
-        n_measured = len(store)
-        budget = int(model._session.budget)
-    return SessionWithdrawal(
-        withdrawn=_named_pairs(withdrawn, names).drop(columns="value"),
-        n_pending=n_pending,
-        n_measured=n_measured,
-        budget=budget,
+    return text
+
+
+def check_items(items) -> list[str]:
+    """Item names: a sequence of at least 3 distinct, non-empty names (as text)."""
+    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+        raise InputTypeError(f"items must be a sequence of item names, got {items!r}.")
+    names = list(items)
+    for k, name in enumerate(names):
+        if name is None or (isinstance(name, float) and np.isnan(name)) or str(name) == "":
+            raise InputError(f"items has no name at position {k}; name every item.")
+    names = [str(name) for name in names]
+    refuse_repeated(names, "items names")
+    if len(names) < MIN_ITEMS:
+        raise InputError(
+            f"items names {len(names)} item(s), but clustering by spectral bisection needs at least {MIN_ITEMS}."
+        )
+    return names
+
+
+def _given(**settings) -> dict:
+    return {name: value for name, value in settings.items() if value is not None}
+
+
+def _check_given(given: dict, owner: str = "ClusteringSession") -> dict:
+    checked = {}
+    for name, value in given.items():
+        checked[name] = check_parameter(value, name, _CONSTRAINTS[name], owner=owner, hint=_HINTS.get(name))
+    for name in ("price", "lease_seconds"):
+        if name in checked and not math.isfinite(float(checked[name])):
+            raise ParameterError(f"{owner}: {name} must be a finite number, got {checked[name]!r}.")
+    return checked
+
+
+def _new_settings(given: dict, n: int, *, owner: str) -> SessionSettings:
+    """The settings of a new session over ``n`` items: the given ones checked, the others the defaults."""
+    from .loop import base_seed
+
+    values = {**SESSION_DEFAULTS, **_check_given(given, owner)}
+    if values["random_state"] is None:
+        values["random_state"] = base_seed(None)
+    settings = SessionSettings(
+        strategy=str(values["strategy"]),
+        interleave=bool(values["interleave"]),
+        budget=_plain(values["budget"]),
+        repeats=int(values["repeats"]),
+        batch_size=int(values["batch_size"]),
+        n_clusters=int(values["n_clusters"]),
+        random_state=int(values["random_state"]),
+        price=float(values["price"]),
+        lease_seconds=float(values["lease_seconds"]),
     )
+    if settings.n_clusters > n:
+        raise ParameterError(f"{owner}: n_clusters={settings.n_clusters} but there are only {n} items.")
+    _measurements(settings, n, owner=owner)
+    return settings
+
+
+def _measurements(settings: SessionSettings, n: int, owner: str = "ClusteringSession") -> int:
+    from .loop import resolve_budget
+
+    return resolve_budget(settings.budget, n, settings.repeats, owner=owner)
+
+
+def _refuse_other_settings(store, stored: SessionSettings, given: dict, n: int, *, owner: str) -> None:
+    """One line naming every setting given that differs from the session's, and both values."""
+    given = _check_given(given, owner)
+    differ = []
+    for name, value in given.items():
+        have = getattr(stored, name)
+        if name == "budget":
+            same = _measurements(replace(stored, budget=value), n, owner=owner) == _measurements(stored, n)
+        elif name in ("price", "lease_seconds"):
+            same = float(value) == float(have)
+        elif name == "interleave":
+            same = bool(value) == bool(have)
+        elif name == "strategy":
+            same = str(value).lower() == str(have).lower()
+        else:
+            same = int(value) == int(have)
+        if not same:
+            differ.append((name, have, _plain(value)))
+    if differ:
+        stored_text = ", ".join(f"{name}={have!r}" for name, have, _ in differ)
+        given_text = ", ".join(f"{name}={value!r}" for name, _, value in differ)
+        names = ", ".join(name for name, _, _ in differ)
+        extend = " (a larger budget is given by extend)" if any(name == "budget" for name, _, _ in differ) else ""
+        raise ParameterError(
+            f"{owner}: the session in {store.shown} has {stored_text}; {given_text} would make another session. "
+            f"Leave {names} out (or give the session's) to resume it{extend}, or give a new database."
+        )
+
+
+def _metadata(store, connection) -> dict:
+    return store.read_metadata(connection=connection)
+
+
+def _stored_session(store, meta: dict, given: dict | None = None) -> tuple[list[str], SessionSettings] | None:
+    """The items and settings a database keeps (a version-1 store's, read as they were), or None.
+
+    A version-1 store written by ``ActiveSpectralClustering`` kept no budget and
+    no batch size: the ones ``given`` (else the defaults) stand for them.
+    """
+    n_text = meta.get("n_items")
+    if _SETTINGS_KEY in meta:
+        raw = meta[_SETTINGS_KEY]
+    elif _V1_SETTINGS_KEY in meta or "seed" in meta:
+        raw = None
+    else:
+        return None
+    try:
+        if raw is not None:
+            values = json.loads(raw)
+        else:  # version 1: next_pairs' JSON, or the keys ActiveSpectralClustering wrote
+            values = dict(SESSION_DEFAULTS)
+            if _V1_SETTINGS_KEY in meta:
+                values.update(json.loads(meta[_V1_SETTINGS_KEY]))
+            else:
+                values.update(strategy=meta.get("strategy", "iu_red"), interleave=meta.get("interleave") == "True",
+                              repeats=int(meta.get("repeats", 1)), n_clusters=int(meta.get("n_clusters", 2)))
+                values.update({name: given[name] for name in ("budget", "batch_size") if name in (given or {})})
+            if "seed" in meta:
+                values["random_state"] = int(meta["seed"])
+        fields = {name: values[name] for name in SESSION_DEFAULTS}
+        items = json.loads(meta[_ITEMS_KEY]) if _ITEMS_KEY in meta else [str(k) for k in range(int(n_text))]
+        items = [str(name) for name in items]
+        settings = SessionSettings(**fields)
+        if settings.random_state is None or len(items) < MIN_ITEMS:
+            raise ValueError("incomplete")
+    except (TypeError, ValueError, KeyError) as exc:
+        raise ReaderError(
+            f"{store.shown} is damaged: its session record cannot be read ({type(exc).__name__}: "
+            f"{str(exc).splitlines()[0] if str(exc) else 'incomplete'}); restore it from a copy."
+        ) from None
+    return items, settings
+
+
+def _plain(value):
+    """A setting as JSON holds it (numpy numbers become Python ones)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return value
+
+
+def _spelled(strategy: str) -> str:
+    return strategy.replace("_", "-")
+
+
+def _items_differ(stored: Sequence[str], given: Sequence[str]) -> str:
+    if len(stored) != len(given):
+        return f"the session has {len(stored)} items but items names {len(given)}"
+    k = next(k for k, (a, b) in enumerate(zip(stored, given)) if a != b)
+    return f"the session's item {k} is {stored[k]!r} but items names {given[k]!r} there"
+
+
+def _answers_frame(answers) -> pd.DataFrame:
+    if not isinstance(answers, pd.DataFrame):
+        raise InputTypeError(
+            f"answers must be a pandas DataFrame with columns i, j and value (read_answers gives one), got "
+            f"{type(answers).__name__}."
+        )
+    check_columns(answers, "answers", {"i": "i", "j": "j", "value": "value"})
+    column = answers["value"]
+    if column.dtype.kind in "fiub":
+        values = column.to_numpy(dtype=np.float64)
+    else:
+        converted = pd.to_numeric(column, errors="coerce")
+        bad = converted.isna() & column.notna()
+        if bad.any():
+            row = column.index[int(bad.to_numpy().argmax())]
+            raise InputError(f"answers row {row} has {column.loc[row]!r} as its value; a similarity is a number in "
+                             "[0, 1] (NaN while the pair is not answered yet).")
+        values = converted.to_numpy(dtype=np.float64)
+    frame = pd.DataFrame({"i": answers["i"].to_numpy(dtype=object), "j": answers["j"].to_numpy(dtype=object),
+                          "value": values}, index=answers.index)
+    answered = ~np.isnan(values)
+    for role in ("i", "j"):
+        missing = frame[role].isna().to_numpy() & answered
+        if missing.any():
+            row = frame.index[int(np.flatnonzero(missing)[0])]
+            raise InputError(f"answers row {row} has a value but no item in column {role!r}; name both items.")
+        frame[role] = [None if name is None or (isinstance(name, float) and np.isnan(name)) else str(name)
+                       for name in frame[role]]
+    return frame
 
 
 def _pairs_frame(pairs) -> pd.DataFrame:
@@ -1071,7 +1365,7 @@ def _pairs_frame(pairs) -> pd.DataFrame:
             f"pairs must be a pandas DataFrame with columns i and j (read_pairs gives one), or None to withdraw "
             f"every pending ask; got {type(pairs).__name__}."
         )
-    _check_columns(pairs, "pairs", {"i": "i", "j": "j"}, what="of the two items")
+    check_columns(pairs, "pairs", {"i": "i", "j": "j"}, what="of the two items")
     if len(pairs) == 0:
         raise InputError("pairs names no pair to withdraw; give one row per ask, or pairs=None to withdraw every "
                          "pending ask.")
@@ -1086,13 +1380,12 @@ def _pairs_frame(pairs) -> pd.DataFrame:
     return frame
 
 
-def _pending_named(frame: pd.DataFrame, names: list[str], store) -> np.ndarray:
+def _pending_named(frame: pd.DataFrame, names: Sequence[str], asks: list, answered: set) -> np.ndarray:
     """The rows of ``frame`` as item indices (i < j), each checked to wait for an answer; errors name the row."""
     position = {name: k for k, name in enumerate(names)}
     waiting: dict[tuple[int, int], int] = {}
-    for i, j in store.pending():
-        waiting[(int(i), int(j))] = waiting.get((int(i), int(j)), 0) + 1
-    answered = {(int(i), int(j)) for i, j in store.measurements()[["i", "j"]].to_numpy()}
+    for ask in asks:
+        waiting[(ask.i, ask.j)] = waiting.get((ask.i, ask.j), 0) + 1
     n_pending = sum(waiting.values())
     taken_at: dict[tuple[int, int], object] = {}
     pairs = np.empty((len(frame), 2), dtype=np.int64)
@@ -1124,162 +1417,9 @@ def _pending_named(frame: pd.DataFrame, names: list[str], store) -> np.ndarray:
     return pairs
 
 
-# -- the session's bookkeeping -------------------------------------------------------------------------------------
-#: A constraint: a string (a column name, a source).
-_TEXT = Instance(str, description="a string")
-
-
-class _opened:
-    """Open a session's store; a database file created by a call that fails is removed again."""
-
-    def __init__(self, database, *, create: bool):
-        self.database = database
-        self.create = create
-        self.path = None
-        self.store = None
-
-    def __enter__(self):
-        from .store import MeasurementStore
-
-        database = self.database
-        if isinstance(database, MeasurementStore):
-            database = database.url
-        if not isinstance(database, (str, os.PathLike)):
-            raise ParameterError(f"database must be a file path or an SQLAlchemy URL, got {database!r}.")
-        text = os.fspath(database)
-        created = False
-        if "://" not in text:
-            path = Path(text).expanduser()
-            created = not path.exists() or path.stat().st_size == 0
-            if created and not self.create:
-                raise InputError(
-                    f"{text} holds no session (the file {'does not exist' if not path.exists() else 'is empty'}); "
-                    "start one with items first."
-                )
-            if created and not path.exists():
-                self.path = path
-        self.store = MeasurementStore(text)
-        return self.store, created
-
-    def __exit__(self, kind, value, traceback):
-        if self.store is not None:
-            self.store.close()
-        if kind is not None and self.path is not None:
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
-        return False
-
-
-def _shown(store) -> str:
-    return store._shown()
-
-
-def _check_items(items) -> list[str]:
-    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
-        raise InputTypeError(f"items must be a sequence of item names, got {items!r}.")
-    names = list(items)
-    for k, name in enumerate(names):
-        if name is None or (isinstance(name, float) and np.isnan(name)) or str(name) == "":
-            raise InputError(f"items has no name at position {k}; name every item.")
-    names = [str(name) for name in names]
-    _refuse_repeated(names, "items names")
-    if len(names) < MIN_ITEMS:
-        raise InputError(
-            f"items names {len(names)} item(s), but clustering by spectral bisection needs at least {MIN_ITEMS}."
-        )
-    return names
-
-
-def _stored_items(meta: dict) -> list[str] | None:
-    text = meta.get(_ITEMS_KEY)
-    return None if text is None else [str(name) for name in json.loads(text)]
-
-
-def _items_differ(stored: list[str], given: list[str]) -> str:
-    if len(stored) != len(given):
-        return f"the session has {len(stored)} items but items names {len(given)}"
-    k = next(k for k, (a, b) in enumerate(zip(stored, given)) if a != b)
-    return f"the session's item {k} is {stored[k]!r} but items names {given[k]!r} there"
-
-
-def _settings(meta: dict, given: dict, *, fresh: bool) -> dict:
-    """The session's settings: stored ones, then the given ones where allowed."""
-    settings = dict(SESSION_DEFAULTS)
-    # a store written by ActiveSpectralClustering directly keeps these
-    if "strategy" in meta:
-        settings["strategy"] = meta["strategy"]
-    if "interleave" in meta:
-        settings["interleave"] = meta["interleave"] == "True"
-    for name in ("repeats", "n_clusters"):
-        if name in meta:
-            settings[name] = int(meta[name])
-    if "seed" in meta:
-        settings["random_state"] = int(meta["seed"])
-    if _SETTINGS_KEY in meta:
-        settings.update(json.loads(meta[_SETTINGS_KEY]))
-        if "seed" in meta:
-            settings["random_state"] = int(meta["seed"])
-    started = not fresh or "seed" in meta
-    for name, value in given.items():
-        if value is None:
-            continue
-        if started and name in FIXED_SETTINGS and _differs(name, settings[name], value):
-            raise ParameterError(
-                f"the session in this database has {name}={settings[name]!r}; {name}={value!r} would make another "
-                f"session. Leave {name} out to resume this one, or start a new database."
-            )
-        settings[name] = value
-    return settings
-
-
-def _differs(name: str, stored, given) -> bool:
-    if name == "strategy" and isinstance(given, str) and isinstance(stored, str):
-        return given.lower() != stored.lower()
-    return stored != given
-
-
-def _plain(value):
-    """A setting as JSON can hold it (numpy numbers become Python ones)."""
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    if isinstance(value, numbers.Real):
-        return float(value)
-    return value
-
-
-def _validated(model) -> dict:
-    from .._validation import validate_params
-
-    return validate_params(model)
-
-
-def _answers_frame(answers) -> pd.DataFrame:
-    if not isinstance(answers, pd.DataFrame):
-        raise InputTypeError(
-            f"answers must be a pandas DataFrame with columns i, j and value (read_answers gives one), got "
-            f"{type(answers).__name__}."
-        )
-    _check_columns(answers, "answers", {"i": "i", "j": "j", "value": "value"})
-    values = _numbers(answers["value"], "answers", "value")
-    frame = pd.DataFrame({"i": answers["i"].to_numpy(dtype=object), "j": answers["j"].to_numpy(dtype=object),
-                          "value": values}, index=answers.index)
-    answered = ~np.isnan(values)
-    for role in ("i", "j"):
-        missing = frame[role].isna().to_numpy() & answered
-        if missing.any():
-            row = frame.index[int(np.flatnonzero(missing)[0])]
-            raise InputError(f"answers row {row} has a value but no item in column {role!r}; name both items.")
-    frame["i"] = [None if name is None or (isinstance(name, float) and np.isnan(name)) else str(name)
-                  for name in frame["i"]]
-    frame["j"] = [None if name is None or (isinstance(name, float) and np.isnan(name)) else str(name)
-                  for name in frame["j"]]
-    return frame
-
-
-def _named_pairs(pairs: np.ndarray, names: list[str]) -> pd.DataFrame:
+def _named_pairs(pairs: np.ndarray, names: Sequence[str]) -> pd.DataFrame:
     labels = np.asarray(names, dtype=object)
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)  # (m, 2) item indices, or a list of pairs
     return pd.DataFrame(
         {"i": labels[pairs[:, 0]], "j": labels[pairs[:, 1]], "value": np.full(len(pairs), np.nan)}
     )
@@ -1288,3 +1428,40 @@ def _named_pairs(pairs: np.ndarray, names: list[str]) -> pd.DataFrame:
 def _few(names: Sequence[str]) -> str:
     shown = ", ".join(repr(name) for name in names[:_SHOWN])
     return f"{len(names)} items: {shown}{', ...' if len(names) > _SHOWN else ''}"
+
+
+# -- the functions of earlier releases -----------------------------------------------------------------------------
+def _deprecated(name: str, instead: str) -> None:
+    warnings.warn(f"{name} is deprecated and will be removed; use {instead}.", FutureWarning, stacklevel=3)
+
+
+def next_pairs(database, items=None, *, strategy=None, interleave=None, budget=None, repeats=None, batch_size=None,
+               n_clusters=None, random_state=None) -> SessionAsks:
+    """Start or resume a session and give the pairs to ask next (deprecated: :class:`ClusteringSession`).
+
+    ``ClusteringSession.create(database, items, exist_ok=True, ...)`` (or
+    ``.open(database, ...)`` without items), then ``ask()``.
+    """
+    _deprecated("next_pairs", "ClusteringSession.create(database, items, exist_ok=True).ask()")
+    settings = dict(strategy=strategy, interleave=interleave, budget=budget, repeats=repeats, batch_size=batch_size,
+                    n_clusters=n_clusters, random_state=random_state)
+    if items is not None:
+        session = ClusteringSession.create(database, items, exist_ok=True, **settings)
+    else:
+        session = ClusteringSession.open(database, **settings)
+    with session:
+        return session.ask()
+
+
+def record_answers(database, answers, *, source: str = "answers") -> SessionAnswers:
+    """Record answers to a session's pairs (deprecated: ``ClusteringSession.open(database).record(answers)``)."""
+    _deprecated("record_answers", "ClusteringSession.open(database).record(answers)")
+    with ClusteringSession.open(database) as session:
+        return session.record(answers, source=source)
+
+
+def withdraw_asks(database, pairs=None) -> SessionWithdrawal:
+    """Withdraw asks (deprecated: ``ClusteringSession.open(database).withdraw(pairs)``)."""
+    _deprecated("withdraw_asks", "ClusteringSession.open(database).withdraw(pairs)")
+    with ClusteringSession.open(database) as session:
+        return session.withdraw(pairs)

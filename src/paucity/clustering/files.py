@@ -1,0 +1,412 @@
+"""Reading the clustering capability's tables: similarity matrices, item lists, answers and pairs.
+
+Every reader goes through :func:`paucity.io.read_frame` (a square matrix's
+first line is read first, to tell the layouts apart) and reads item names as
+text, exactly as written: ``00024`` stays ``00024``, ``NA`` is a name.
+
+- :func:`read_similarities`: a complete similarity matrix, square or long,
+  for :func:`~paucity.clustering.simulate`;
+- :func:`read_items`: the item names of a session;
+- :func:`read_answers`: answers to the pairs a session asked;
+- :func:`read_pairs`: a list of pairs (asks to withdraw).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .._errors import InputError, ReaderError, ShapeMismatchError
+from .._validation import Instance, check_parameter
+
+__all__ = ["read_similarities", "read_items", "read_answers", "read_pairs", "UNANSWERED", "check_columns",
+           "refuse_repeated"]
+
+#: The values of an answers file's value column that mean "not answered yet" (besides an empty cell).
+UNANSWERED = ("NA",)
+#: A constraint: a string (a column name).
+_TEXT = Instance(str, description="a string")
+
+
+def read_similarities(path, *, i_column: str | None = None, j_column: str | None = None,
+                      value_column: str | None = None) -> pd.DataFrame:
+    """Read a complete matrix of similarities, with item names, from a table.
+
+    Two layouts are read:
+
+    - a **square** table: the first column holds the item names and the
+      header holds the same names (in any order), as ``DataFrame.to_csv``
+      writes a matrix with names as index and columns (the header's first
+      field may be empty); the diagonal is not used;
+    - a **long** table with one row per pair: columns ``i``, ``j`` (item
+      names) and ``value`` (the similarity), or the columns named by
+      ``i_column``, ``j_column``, ``value_column``. Each pair once, in either
+      order (both orders are accepted when they agree); rows pairing an item
+      with itself are not used.
+
+    A table with columns ``i``, ``j`` and ``value`` (or with any of the three
+    column names given) is read as long, any other as square. Names are read
+    as text: ``00024`` stays ``00024``, ``NA`` is a name.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A .csv/.tsv/.txt (optionally gzipped) or .parquet file.
+    i_column, j_column, value_column : str, optional
+        Columns of a long table (default ``i``, ``j``, ``value``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The square matrix, item names as index and columns (in the order of
+        first appearance), float64; NaN where a long table has no value for a
+        pair. Values are not checked here (:func:`simulate` checks them).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "pairs.csv"
+    >>> _ = path.write_text("i,j,value\\n00024,NA,0.9\\nNA,b,0.2\\nb,00024,0.1\\n")
+    >>> read_similarities(path)
+           00024   NA    b
+    00024    1.0  0.9  0.1
+    NA       0.9  1.0  0.2
+    b        0.1  0.2  1.0
+    """
+    from ..io.formats import existing_file, file_ending, table_endings
+
+    path = existing_file(Path(path))
+    named = {"i": i_column, "j": j_column, "value": value_column}
+    columns = {key: (value if value is not None else key) for key, value in named.items()}
+    ending = file_ending(path, table_endings() + (".parquet",))
+    header = _header(path, ending)
+    long = any(value is not None for value in named.values()) or set(columns.values()) <= set(header)
+    if long:
+        return _square_from_long(path, columns)
+    return _read_square(path, ending, header)
+
+
+def _header(path: Path, ending: str) -> list[str]:
+    from ..io.formats import SEPARATORS, check_unique_columns, reading
+
+    if ending == ".parquet":
+        import pyarrow.parquet as pq
+
+        with reading(path, "a parquet file"):
+            names = [str(name) for name in pq.read_schema(path).names]
+    else:
+        with reading(path, "a table"):
+            first = pd.read_csv(path, sep=SEPARATORS[ending.removesuffix(".gz")], header=None, nrows=1, dtype=str,
+                                keep_default_na=False)
+        names = [str(name) for name in first.iloc[0]] if len(first) else []
+    check_unique_columns(names, path)
+    return names
+
+
+def _read_square(path: Path, ending: str, header: list[str]) -> pd.DataFrame:
+    from ..io.formats import MISSING_MARKERS, SEPARATORS, reading
+
+    if ending == ".parquet":
+        with reading(path, "a parquet file"):
+            frame = pd.read_parquet(path)
+        if not isinstance(frame.index, pd.RangeIndex):  # names stored as the index
+            frame = frame.reset_index()
+        names = frame.iloc[:, 0].astype(str).where(frame.iloc[:, 0].notna())
+        values = frame.iloc[:, 1:]
+        values.columns = [str(column) for column in values.columns]
+    else:
+        if len(header) < 2:
+            raise ReaderError(
+                f"{path} has a single column; a square similarity matrix has the item names in its first column "
+                "and one column per item (check the separator: ',' for .csv, tab for .tsv)."
+            )
+        with reading(path, "a table"), warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            try:
+                frame = pd.read_csv(
+                    path,
+                    sep=SEPARATORS[ending.removesuffix(".gz")],
+                    dtype={header[0]: str},
+                    keep_default_na=False,
+                    na_values={name: MISSING_MARKERS for name in header[1:]},
+                    index_col=False,
+                    float_precision="round_trip",  # the numbers written, exactly
+                )
+            except pd.errors.ParserWarning:
+                raise ReaderError(
+                    f"{path} has rows longer than its header: the header of a square matrix names the item column "
+                    "first (e.g. item), then one column per item."
+                ) from None
+        names = frame.iloc[:, 0].mask(frame.iloc[:, 0] == "")
+        values = frame.iloc[:, 1:]
+    if frame.shape[0] == 0:
+        raise ReaderError(f"{path} has a header but no rows.")
+    if names.isna().any():
+        row = int(names.isna().to_numpy().argmax())
+        raise InputError(f"{path} has no item name in data row {row + 1} (its first column); name every row.")
+    names = [str(name) for name in names]
+    refuse_repeated(names, f"{path} names the row")
+    columns = list(values.columns)
+    if len(names) != len(columns) or set(names) != set(columns):
+        if len(names) != len(columns):
+            raise ShapeMismatchError(
+                f"{path} is not a square matrix: it has {len(names)} rows and {len(columns)} columns of similarities; "
+                "a complete matrix has one row and one column per item, with the same names (or give a long table "
+                "with columns i, j and value)."
+            )
+        missing = next(name for name in names if name not in set(columns))
+        raise InputError(
+            f"{path} is not a square matrix: row {missing!r} has no column of that name; the header must name the "
+            "same items as the first column (or give a long table with columns i, j and value)."
+        )
+    for column in columns:
+        if values[column].dtype.kind not in "fiub":
+            converted = pd.to_numeric(values[column], errors="coerce")
+            bad = converted.isna() & values[column].notna()
+            row = int(bad.to_numpy().argmax())
+            raise InputError(
+                f"{path} has {values[column].iloc[row]!r} in row {names[row]!r}, column {column!r}; similarities "
+                "must be numbers in [0, 1]."
+            )
+    matrix = pd.DataFrame(values.to_numpy(dtype=np.float64), index=pd.Index(names), columns=pd.Index(columns))
+    return matrix.loc[:, names]
+
+
+def _square_from_long(path: Path, columns: dict) -> pd.DataFrame:
+    from .. import io
+
+    frame = io.read_frame(path, text_columns=[columns["i"], columns["j"]])
+    check_columns(frame, path, columns)
+    first, second = frame[columns["i"]], frame[columns["j"]]
+    for column, names in ((columns["i"], first), (columns["j"], second)):
+        if names.isna().any():
+            row = int(names.isna().to_numpy().argmax())
+            raise InputError(f"{path} has no item name in column {column!r}, data row {row + 1}; name every item.")
+    values = _numbers(frame[columns["value"]], path, columns["value"])
+    items = list(pd.unique(np.column_stack([first.to_numpy(), second.to_numpy()]).ravel()))
+    position = {name: k for k, name in enumerate(items)}
+    a = np.array([position[name] for name in first], dtype=np.int64)
+    b = np.array([position[name] for name in second], dtype=np.int64)
+    off = a != b
+    rows = np.flatnonzero(off)
+    a, b, values = a[off], b[off], values[off]
+    n = len(items)
+    matrix = np.full((n, n), np.nan)
+    np.fill_diagonal(matrix, 1.0)
+    seen = np.full((n, n), -1, dtype=np.int64)
+    for k, (i, j, value) in enumerate(zip(a, b, values)):
+        if seen[i, j] >= 0:
+            raise InputError(
+                f"{path} gives the pair ({items[i]!r}, {items[j]!r}) twice (data rows {rows[seen[i, j]] + 1} and "
+                f"{rows[k] + 1}); give each pair once."
+            )
+        seen[i, j] = k
+        if seen[j, i] >= 0 and not (matrix[j, i] == value or (np.isnan(matrix[j, i]) and np.isnan(value))):
+            raise InputError(
+                f"{path} is not symmetric: ({items[j]!r}, {items[i]!r}) is {matrix[j, i]!r} (data row "
+                f"{rows[seen[j, i]] + 1}) but ({items[i]!r}, {items[j]!r}) is {float(value)!r} (data row "
+                f"{rows[k] + 1}); a similarity does not depend on the order of the pair."
+            )
+        matrix[i, j] = matrix[j, i] = value
+    return pd.DataFrame(matrix, index=pd.Index(items), columns=pd.Index(items))
+
+
+def check_columns(frame: pd.DataFrame, path, columns: dict, *, what: str = "of the two items and of the value") -> None:
+    for role, column in columns.items():
+        if column not in frame.columns:
+            shown = ", ".join(repr(str(name)) for name in list(frame.columns)[:10])
+            raise InputError(
+                f"{path} has no column {column!r} (the {role} column); its columns are {shown}. Name the columns "
+                f"{what}."
+            )
+
+
+def _numbers(column: pd.Series, path, name: str) -> np.ndarray:
+    """A column as float64; text that is not a number is an error naming its row (empty stays NaN)."""
+    if column.dtype.kind in "fiub":
+        return column.to_numpy(dtype=np.float64)
+    converted = pd.to_numeric(column, errors="coerce")
+    bad = converted.isna() & column.notna()
+    if bad.any():
+        row = int(bad.to_numpy().argmax())
+        raise InputError(
+            f"{path} has {column.iloc[row]!r} in column {name!r}, data row {row + 1}; a similarity is a number in "
+            "[0, 1] (leave it empty when it is not known yet)."
+        )
+    return converted.to_numpy(dtype=np.float64)
+
+
+def _answer_values(column: pd.Series, path, name: str) -> np.ndarray:
+    """An answers column as float64, NaN where not answered yet (empty or NA); any other text must be a number."""
+    if column.dtype.kind in "fiub":
+        return column.to_numpy(dtype=np.float64)
+    values = np.full(len(column), np.nan)
+    for k, cell in enumerate(column.to_numpy(dtype=object)):
+        if cell is None or (isinstance(cell, float) and np.isnan(cell)):
+            continue
+        text = str(cell).strip()
+        if text == "" or text in UNANSWERED:
+            continue
+        try:
+            number = float(text)
+        except ValueError:
+            number = None
+        if number is None or np.isnan(number):
+            raise InputError(
+                f"{path} has {cell!r} in column {name!r}, data row {k + 1}; a similarity is a number in [0, 1] "
+                "(leave the cell empty, or write NA, while the pair is not answered yet)."
+            )
+        values[k] = number
+    return values
+
+
+def refuse_repeated(names: Sequence[str], where: str) -> None:
+    seen: set = set()
+    for name in names:
+        if name in seen:
+            raise InputError(f"{where} {name!r} twice; every item needs its own name.")
+        seen.add(name)
+
+
+
+def read_items(path, *, item_column: str | None = None) -> list[str]:
+    """The item names of a table with a header row: the column ``item_column``, else the first; read as text.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "items.csv"
+    >>> _ = path.write_text("photo,room\\n00024.jpg,kitchen\\nNA,hall\\n")
+    >>> read_items(path)
+    ['00024.jpg', 'NA']
+    """
+    from .. import io
+
+    path = Path(path)
+    if item_column is None:
+        from ..io.formats import existing_file, file_ending, table_endings
+
+        ending = file_ending(existing_file(path), table_endings() + (".parquet",))
+        header = _header(path, ending)
+        if not header:
+            raise ReaderError(f"{path} has no header row; name the item column in the first line (e.g. item).")
+        item_column = header[0]
+    frame = io.read_frame(path, text_columns=[item_column])
+    if item_column not in frame.columns:
+        shown = ", ".join(repr(str(name)) for name in list(frame.columns)[:10])
+        raise InputError(f"{path} has no column {item_column!r} (the item column); its columns are {shown}.")
+    names = frame[item_column]
+    if names.isna().any():
+        row = int(names.isna().to_numpy().argmax())
+        raise InputError(f"{path} has no item name in column {item_column!r}, data row {row + 1}; name every item.")
+    return [str(name) for name in names]
+
+
+def read_answers(path, *, i_column: str = "i", j_column: str = "j", value_column: str = "value") -> pd.DataFrame:
+    """Read answers: one row per answered pair, the two item names and the similarity.
+
+    A row whose value is empty (or ``NA``) has not been answered yet; it is
+    kept with value NaN (:meth:`ClusteringSession.record` skips it). Any
+    other value must be a number: text such as ``nan``, ``none`` or ``?`` is
+    refused, naming its row, rather than read as "not answered". (A
+    parquet file's missing or NaN values are empty cells.) The pairs of
+    :meth:`ClusteringSession.ask` written as a table (columns i, j, value) are
+    read as they are once the value column is filled.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A .csv/.tsv/.txt (optionally gzipped) or .parquet file with a header row.
+    i_column, j_column, value_column : str
+        The columns of the two items (read as text) and of the similarity.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns i, j (str) and value (float64, NaN when empty), indexed by
+        the data row number (from 1), named ``row``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "answers.csv"
+    >>> _ = path.write_text("i,j,value\\n00024,NA,0.9\\nNA,b,\\n")
+    >>> read_answers(path)
+             i   j  value
+    row                  
+    1    00024  NA    0.9
+    2       NA   b    NaN
+    """
+    from .. import io
+
+    columns = {"i": i_column, "j": j_column, "value": value_column}
+    for role, column in columns.items():
+        check_parameter(column, f"{role}_column", [_TEXT], owner="read_answers")
+    frame = io.read_frame(path, text_columns=[i_column, j_column, value_column])
+    check_columns(frame, path, columns)
+    values = _answer_values(frame[value_column], path, value_column)
+    answers = pd.DataFrame(
+        {"i": frame[i_column].to_numpy(dtype=object), "j": frame[j_column].to_numpy(dtype=object), "value": values},
+        index=pd.RangeIndex(1, len(frame) + 1, name="row"),
+    )
+    answered = ~np.isnan(values)
+    for role, column in (("i", i_column), ("j", j_column)):
+        missing = answers[role].isna().to_numpy() & answered
+        if missing.any():
+            row = int(np.flatnonzero(missing)[0])
+            raise InputError(
+                f"{path} answers data row {row + 1} but names no item in column {column!r}; name both items."
+            )
+    return answers
+
+
+def read_pairs(path, *, i_column: str = "i", j_column: str = "j") -> pd.DataFrame:
+    """Read a list of pairs of items: one row per pair, the two item names (other columns are not used).
+
+    The asks file of :meth:`ClusteringSession.ask`, written as a table, is
+    one; :meth:`ClusteringSession.withdraw` takes what this returns.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A .csv/.tsv/.txt (optionally gzipped) or .parquet file with a header row and at least one row.
+    i_column, j_column : str
+        The columns of the two items (read as text).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns i and j (str), indexed by the data row number (from 1), named ``row``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "pairs.csv"
+    >>> _ = path.write_text("i,j,value\\n00024,NA,\\nb,00024,\\n")
+    >>> read_pairs(path)
+             i      j
+    row              
+    1    00024     NA
+    2        b  00024
+    """
+    from .. import io
+
+    columns = {"i": i_column, "j": j_column}
+    for role, column in columns.items():
+        check_parameter(column, f"{role}_column", [_TEXT], owner="read_pairs")
+    frame = io.read_frame(path, text_columns=[i_column, j_column])
+    check_columns(frame, path, columns, what="of the two items")
+    pairs = pd.DataFrame(
+        {"i": frame[i_column].to_numpy(dtype=object), "j": frame[j_column].to_numpy(dtype=object)},
+        index=pd.RangeIndex(1, len(frame) + 1, name="row"),
+    )
+    for role, column in columns.items():
+        missing = pairs[role].isna().to_numpy()
+        if missing.any():
+            row = int(np.flatnonzero(missing)[0])
+            raise InputError(f"{path} has no item name in column {column!r}, data row {row + 1}; name both items.")
+    return pairs
