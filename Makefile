@@ -65,6 +65,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/ranking_scale.py
 	$(BIN)/python benchmarks/differences.py
 	$(BIN)/python benchmarks/judgments.py
+	$(BIN)/python benchmarks/clustering_session.py
 
 clean:
 	rm -rf $(VENV) paucity-demo
