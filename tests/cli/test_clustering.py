@@ -395,6 +395,21 @@ def test_cluster_session_refuses_bad_input_in_one_line_and_changes_nothing(study
     assert snapshot(folder) == before
 
 
+def test_a_postgresql_url_without_its_driver_names_the_extra(study, monkeypatch):
+    import importlib.util
+
+    folder, _, _ = study
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "psycopg" else real(name, *a))
+    monkeypatch.chdir(folder)
+    before = snapshot(folder)
+    for args in (["start", "--items", "items.csv"], ["ask"], ["status"]):
+        result = verb(args[0], "postgresql://ann:secret@localhost/photos", *args[1:])
+        fails_in_one_line(result, "needs the PostgreSQL driver psycopg", "pip install 'paucity[postgres]'")
+        assert "secret" not in result.stderr
+    assert snapshot(folder) == before
+
+
 def test_a_database_in_a_folder_that_cannot_be_written_is_named_as_such(study):
     """The message names the folder, not "not a database"; the database is left as it was."""
     folder, _, _ = study

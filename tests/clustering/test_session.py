@@ -30,6 +30,8 @@ from paucity.clustering import (
     withdraw_asks,
 )
 
+from ._v1_store import write_version_1
+
 
 def similarities(n=12, seed=0, shift=3.0):
     rng = np.random.default_rng(seed)
@@ -359,20 +361,11 @@ def test_a_store_started_by_the_estimator_is_a_session_over_numbered_items(tmp_p
 def test_a_version_1_session_of_next_pairs_opens_with_its_settings(tmp_path):
     """A session started by an earlier paucity (its settings as JSON under "session") goes on unchanged."""
     database = tmp_path / "v1.db"
-    with sqlite3.connect(database) as connection:
-        connection.executescript(
-            "CREATE TABLE paucity_store (key VARCHAR(64) PRIMARY KEY, value TEXT NOT NULL);"
-            "CREATE TABLE paucity_measurements (id INTEGER PRIMARY KEY AUTOINCREMENT, i INTEGER NOT NULL, "
-            "j INTEGER NOT NULL, value FLOAT NOT NULL, time FLOAT NOT NULL, source TEXT NOT NULL);"
-            "CREATE TABLE paucity_pending (id INTEGER PRIMARY KEY AUTOINCREMENT, i INTEGER NOT NULL, "
-            "j INTEGER NOT NULL, time FLOAT NOT NULL);"
-            "INSERT INTO paucity_store VALUES ('format', 'paucity.clustering measurement store'), ('version', '1'), "
-            "('n_items', '4'), ('items', '[\"a\", \"b\", \"c\", \"d\"]'), ('seed', '3'), "
-            "('session', '{\"strategy\": \"random\", \"interleave\": false, \"budget\": 5, \"repeats\": 1, "
-            "\"batch_size\": 2, \"n_clusters\": 2, \"random_state\": 3}');"
-            "INSERT INTO paucity_pending (i, j, time) VALUES (0, 1, 1.0);"
-        )
-    connection.close()
+    write_version_1(database,
+                    "INSERT INTO paucity_store VALUES ('n_items', '4'), ('items', '[\"a\", \"b\", \"c\", \"d\"]'), "
+                    "('seed', '3'), ('session', '{\"strategy\": \"random\", \"interleave\": false, \"budget\": 5, "
+                    "\"repeats\": 1, \"batch_size\": 2, \"n_clusters\": 2, \"random_state\": 3}');"
+                    "INSERT INTO paucity_pending (i, j, time) VALUES (0, 1, 1.0);")
     with ClusteringSession.open(database) as session:
         assert session.items == ("a", "b", "c", "d") and session.settings.strategy == "random"
         assert session.settings.random_state == 3 and session.budget == 5

@@ -21,6 +21,8 @@ from paucity._errors import InputError, ParameterError, ReaderError
 from paucity.clustering import MeasurementStore
 from paucity.clustering.estimates import PRIOR_SIGMA, RunningEstimates
 
+from ._v1_store import write_version_1
+
 
 def test_measurements_survive_reopening(database):
     path = database
@@ -209,19 +211,9 @@ def test_a_damaged_or_newer_version_is_refused_untouched(tmp_path):
 def test_a_version_1_store_is_upgraded_in_place_with_its_data(tmp_path):
     """A store of the first format (no annotators, no skips) opens, its measurements and asks kept."""
     path = tmp_path / "v1.db"
-    with sqlite3.connect(path) as connection:
-        connection.executescript(
-            "CREATE TABLE paucity_store (key VARCHAR(64) PRIMARY KEY, value TEXT NOT NULL);"
-            "CREATE TABLE paucity_measurements (id INTEGER PRIMARY KEY AUTOINCREMENT, i INTEGER NOT NULL, "
-            "j INTEGER NOT NULL, value FLOAT NOT NULL, time FLOAT NOT NULL, source TEXT NOT NULL);"
-            "CREATE TABLE paucity_pending (id INTEGER PRIMARY KEY AUTOINCREMENT, i INTEGER NOT NULL, "
-            "j INTEGER NOT NULL, time FLOAT NOT NULL);"
-            "INSERT INTO paucity_store VALUES ('format', 'paucity.clustering measurement store'), ('version', '1'), "
-            "('n_items', '4');"
-            "INSERT INTO paucity_measurements (i, j, value, time, source) VALUES (0, 1, 0.5, 1.0, 'a');"
-            "INSERT INTO paucity_pending (i, j, time) VALUES (2, 3, 2.0);"
-        )
-    connection.close()
+    write_version_1(path, "INSERT INTO paucity_store VALUES ('n_items', '4');"
+                          "INSERT INTO paucity_measurements (i, j, value, time, source) VALUES (0, 1, 0.5, 1.0, 'a');"
+                          "INSERT INTO paucity_pending (i, j, time) VALUES (2, 3, 2.0);")
     store = MeasurementStore(path)
     assert store.metadata["version"] == "2" and len(store) == 1
     asks = store.pending_asks()

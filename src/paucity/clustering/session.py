@@ -21,6 +21,7 @@ while another does gets pairs of its own or none — never the same ones.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import numbers
@@ -664,39 +665,30 @@ class ClusteringSession:
             lease_seconds = float(check_parameter(lease_seconds, "lease_seconds", _CONSTRAINTS["lease_seconds"],
                                                   owner="ClusteringSession.ask"))
         with self._lock:
-            self._catch_up()  # the bulk of a replay, outside the write lock
-            changed = False
-            try:
-                with self._store.transaction(lock=True) as connection:
-                    now = time.time()
-                    asks = self._sync(connection)
-                    until = None if lease_seconds is None else now + lease_seconds
-                    seen = self._seen_by(holder, connection) if holder != _UNNAMED else set()
-                    taken = [ask.id for ask in asks if ask.annotator == holder]
-                    for ask in asks:
-                        if len(taken) >= n:
-                            break
-                        free = ask.annotator is None or (ask.lease_until is not None and ask.lease_until < now)
-                        if free and ask.annotator != holder and (ask.i, ask.j) not in seen:
-                            taken.append(ask.id)
-                    self._store.hold(taken, annotator=holder, lease_until=until, connection=connection)
-                    room = min(n - len(taken), self._settings.batch_size - len(asks),
-                               self._budget - self._loop.n_measured - len(asks))
-                    new = np.empty((0, 2), dtype=np.int64)
-                    if room > 0:
-                        changed = True
-                        new = self._loop.ask(room)
-                        # a pair asked again (repeats) that this annotator answered waits for someone else
-                        again = np.array([(int(i), int(j)) in seen for i, j in new], dtype=bool).reshape(-1)
-                        self._store.add_pending(new[~again], annotator=holder, lease_until=until,
-                                                connection=connection)
-                        self._store.add_pending(new[again], annotator=None, connection=connection)
-                        new = new[~again]
-                    after = self._store.pending_rows(connection=connection)
-            except BaseException:
-                if changed:
-                    self._loop = None  # it may hold choices that were not committed: read everything again
-                raise
+            with self._writing() as write:
+                connection, asks, now = write.connection, write.asks, time.time()
+                until = None if lease_seconds is None else now + lease_seconds
+                seen = self._seen_by(holder, connection) if holder != _UNNAMED else set()
+                taken = [ask.id for ask in asks if ask.annotator == holder]
+                for ask in asks:
+                    if len(taken) >= n:
+                        break
+                    free = ask.annotator is None or (ask.lease_until is not None and ask.lease_until < now)
+                    if free and ask.annotator != holder and (ask.i, ask.j) not in seen:
+                        taken.append(ask.id)
+                self._store.hold(taken, annotator=holder, lease_until=until, connection=connection)
+                room = min(n - len(taken), self._settings.batch_size - len(asks),
+                           self._budget - self._loop.n_measured - len(asks))
+                new = np.empty((0, 2), dtype=np.int64)
+                if room > 0:
+                    write.changed = True
+                    new = self._loop.ask(room)
+                    # a pair asked again (repeats) that this annotator answered waits for someone else
+                    again = np.array([(int(i), int(j)) in seen for i, j in new], dtype=bool).reshape(-1)
+                    self._store.add_pending(new[~again], annotator=holder, lease_until=until, connection=connection)
+                    self._store.add_pending(new[again], annotator=None, connection=connection)
+                    new = new[~again]
+                after = self._store.pending_rows(connection=connection)
             self._loop.set_pending([(ask.i, ask.j) for ask in after])
             held = [(ask.i, ask.j) for ask in after if ask.annotator == holder]
             return SessionAsks(
@@ -773,53 +765,45 @@ class ClusteringSession:
                 "must be in [0, 1]. Rescale the answers (e.g. a rating r on 1..10 as r / 10)."
             )
         with self._lock:
-            self._catch_up()
-            changed = False
-            try:
-                with self._store.transaction(lock=True) as connection:
-                    asks = self._sync(connection)
-                    now = time.time()
-                    waiting: dict[tuple[int, int], list] = {}
-                    for ask in asks:
-                        waiting.setdefault((ask.i, ask.j), []).append(ask)
-                    seen = self._seen_by(holder, connection) if holder is not None else set()
-                    take = np.zeros(len(rows), dtype=bool)
-                    taken_at: dict[tuple[int, int], object] = {}
-                    for k, (i, j) in enumerate(pairs):
-                        key = (int(i), int(j))
-                        shown = f"({first[k]!r}, {second[k]!r})"
-                        if waiting.get(key):
-                            if holder is not None:
-                                self._check_held(waiting[key][0], holder, key, seen, now, shown)
-                            waiting[key].pop(0)
-                            take[k] = True
-                            taken_at[key] = rows[k]
-                        elif self._recorded_before(key, float(values[k]), holder):
-                            continue  # read before
-                        elif key in taken_at:
-                            raise InputError(
-                                f"answers rows {taken_at[key]} and {rows[k]} both answer {shown}, which was asked "
-                                "once; keep one of the two rows."
-                            )
-                        elif key in self._values:
-                            raise InputError(
-                                f"answers row {rows[k]} answers {shown}, which was answered already "
-                                f"({len(self._values[key])} answer(s) recorded) and does not wait for another; "
-                                "remove the row."
-                            )
-                        else:
-                            raise InputError(
-                                f"answers row {rows[k]} answers {shown}, which was never asked (or was withdrawn); "
-                                "answer only the pairs the session asked for."
-                            )
-                    if take.any():
-                        self._store.add(pairs[take], values[take], source=source, connection=connection)
-                        changed = True
-                        self._sync(connection)  # the loop takes the answers as committed below
-            except BaseException:
-                if changed:
-                    self._loop = None
-                raise
+            with self._writing() as write:
+                connection, now = write.connection, time.time()
+                waiting: dict[tuple[int, int], list] = {}
+                for ask in write.asks:
+                    waiting.setdefault((ask.i, ask.j), []).append(ask)
+                seen = self._seen_by(holder, connection) if holder is not None else set()
+                take = np.zeros(len(rows), dtype=bool)
+                taken_at: dict[tuple[int, int], object] = {}
+                for k, (i, j) in enumerate(pairs):
+                    key = (int(i), int(j))
+                    shown = f"({first[k]!r}, {second[k]!r})"
+                    if waiting.get(key):
+                        if holder is not None:
+                            self._check_held(waiting[key][0], holder, key, seen, now, shown)
+                        waiting[key].pop(0)
+                        take[k] = True
+                        taken_at[key] = rows[k]
+                    elif self._recorded_before(key, float(values[k]), holder):
+                        continue  # read before
+                    elif key in taken_at:
+                        raise InputError(
+                            f"answers rows {taken_at[key]} and {rows[k]} both answer {shown}, which was asked once; "
+                            "keep one of the two rows."
+                        )
+                    elif key in self._values:
+                        raise InputError(
+                            f"answers row {rows[k]} answers {shown}, which was answered already "
+                            f"({len(self._values[key])} answer(s) recorded) and does not wait for another; remove "
+                            "the row."
+                        )
+                    else:
+                        raise InputError(
+                            f"answers row {rows[k]} answers {shown}, which was never asked (or was withdrawn); answer "
+                            "only the pairs the session asked for."
+                        )
+                if take.any():
+                    self._store.add(pairs[take], values[take], source=source, connection=connection)
+                    write.changed = True
+                    self._sync(connection)  # the loop takes the answers as committed below
             return SessionAnswers(
                 n_recorded=int(take.sum()),
                 n_read_before=int(len(rows) - take.sum()),
@@ -861,9 +845,8 @@ class ClusteringSession:
             raise ParameterError("withdraw takes pairs or an annotator, not both; the pairs named are withdrawn "
                                  "whoever holds them.")
         with self._lock:
-            self._catch_up()
-            with self._store.transaction(lock=True) as connection:
-                asks = self._sync(connection)
+            with self._writing() as write:
+                connection, asks = write.connection, write.asks
                 if frame is not None:
                     chosen = _pending_named(frame, self._items, asks, set(self._values))
                     withdrawn = self._store.withdraw_pending(chosen, connection=connection)
@@ -901,9 +884,9 @@ class ClusteringSession:
         holder = check_annotator(annotator)
         key, shown = self._pair_of(i, j)
         with self._lock:
-            self._catch_up()
-            with self._store.transaction(lock=True) as connection:
-                asks = [ask for ask in self._sync(connection) if (ask.i, ask.j) == key]
+            with self._writing() as write:
+                connection = write.connection
+                asks = [ask for ask in write.asks if (ask.i, ask.j) == key]
                 if not asks:
                     raise ParameterError(f"the pair {shown} does not wait for an answer (answered already, or "
                                          "never asked).")
@@ -1014,55 +997,54 @@ class ClusteringSession:
     def _choose(self, n: int) -> np.ndarray:
         """``n`` new pairs (fewer when the budget, counting pending asks, is nearly spent), held by nobody named."""
         with self._lock:
-            self._catch_up()
-            changed = False
-            try:
-                with self._store.transaction(lock=True) as connection:
-                    self._sync(connection)
-                    loop = self._loop
-                    count = min(int(n), loop.budget - loop.n_measured - loop.n_pending)
-                    pairs = np.empty((0, 2), dtype=np.int64)
-                    if count > 0:
-                        changed = True
-                        pairs = loop.ask(count)
-                        self._store.add_pending(pairs, annotator=_UNNAMED, connection=connection)
-            except BaseException:
-                if changed:
-                    self._loop = None
-                raise
+            with self._writing() as write:
+                loop = self._loop
+                count = min(int(n), loop.budget - loop.n_measured - loop.n_pending)
+                pairs = np.empty((0, 2), dtype=np.int64)
+                if count > 0:
+                    write.changed = True
+                    pairs = loop.ask(count)
+                    self._store.add_pending(pairs, annotator=_UNNAMED, connection=write.connection)
             return pairs
 
     def _record_pairs(self, pairs: np.ndarray, values: np.ndarray, *, source: str) -> None:
         pairs = check_pairs(pairs, len(self._items))
         values = check_values(values, len(pairs))
         with self._lock:
-            self._catch_up()
-            changed = False
-            try:
-                with self._store.transaction(lock=True) as connection:
-                    self._sync(connection)
-                    self._loop.check_asked(pairs)
-                    self._store.add(pairs, values, source=source, connection=connection)
-                    changed = True
-                    self._sync(connection)
-            except BaseException:
-                if changed:
-                    self._loop = None
-                raise
+            with self._writing() as write:
+                self._loop.check_asked(pairs)
+                self._store.add(pairs, values, source=source, connection=write.connection)
+                write.changed = True
+                self._sync(write.connection)
 
     def _withdraw_pairs(self, pairs) -> np.ndarray:
         with self._lock:
-            self._catch_up()
-            with self._store.transaction(lock=True) as connection:
-                self._sync(connection)
+            with self._writing() as write:
                 if pairs is not None:
                     self._loop.check_asked(
                         pairs, hint="withdraw() takes pairs that ask() returned and wait for an answer")
-                withdrawn = self._store.withdraw_pending(pairs, connection=connection)
-                self._sync(connection)
+                withdrawn = self._store.withdraw_pending(pairs, connection=write.connection)
+                self._sync(write.connection)
             return withdrawn
 
     # -- internals -----------------------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _writing(self):
+        """One transaction holding the database's write lock, the loop brought up to it: yields a
+        :class:`_Write` (its ``connection`` and the pending ``asks``). A caller sets ``changed`` before it changes
+        the loop: if the transaction then fails, the loop is read again from the database by the next verb."""
+        self._catch_up()  # the bulk of a replay, outside the lock
+        write = _Write()
+        try:
+            with self._store.transaction(lock=True) as connection:
+                write.connection = connection
+                write.asks = self._sync(connection)
+                yield write
+        except BaseException:
+            if write.changed:
+                self._loop = None
+            raise
+
     def _batch(self, n) -> int:
         if n is None:
             return self._settings.batch_size
@@ -1147,6 +1129,15 @@ class ClusteringSession:
                 raise ParameterError(f"{shown!r} is not an item of this session; answer the pair the page showed.")
         a, b = sorted((self._position[i], self._position[j]))
         return (a, b), f"({i!r}, {j!r})"
+
+
+class _Write:
+    """What :meth:`ClusteringSession._writing` yields: the locked transaction's connection and pending asks."""
+
+    def __init__(self):
+        self.connection = None
+        self.asks: list = []
+        self.changed = False
 
 
 # -- checks --------------------------------------------------------------------------------------------------------

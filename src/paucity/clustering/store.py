@@ -310,6 +310,13 @@ class MeasurementStore:
                 ) from None
             raise ReaderError(f"cannot use {self.shown}: {reason}") from None
 
+    def _read(self, query, connection=None) -> list:
+        """The rows of ``query``, read in ``connection`` or in a read transaction of their own."""
+        if connection is not None:
+            return connection.execute(query).all()
+        with self.transaction() as connection:
+            return connection.execute(query).all()
+
     def close(self) -> None:
         """Release the database connections (the store reopens on next use)."""
         if self._engine is not None:
@@ -344,10 +351,7 @@ class MeasurementStore:
     # -- settings ------------------------------------------------------------------------------------------------
     def read_metadata(self, *, connection=None) -> dict[str, str]:
         """The key/value settings the store holds, read in ``connection`` (a transaction of its own by default)."""
-        if connection is not None:
-            return _metadata_in(connection, self._table("store"))
-        with self.transaction() as connection:
-            return _metadata_in(connection, self._table("store"))
+        return {row.key: row.value for row in self._read(self._table("store").select(), connection)}
 
     @property
     def metadata(self) -> dict[str, str]:
@@ -474,10 +478,7 @@ class MeasurementStore:
 
         table = self._table("pending")
         query = sa.select(table.c.id, table.c.i, table.c.j, table.c.annotator, table.c.lease_until).order_by(table.c.id)
-        if connection is None:
-            with self.transaction() as connection:
-                return [Ask(*row) for row in connection.execute(query)]
-        return [Ask(*row) for row in connection.execute(query)]
+        return [Ask(*row) for row in self._read(query, connection)]
 
     def measurement_rows(self, *, after: int = 0, connection=None) -> list:
         """The measurements whose order is larger than ``after``, as (order, i, j, value, source) tuples."""
@@ -486,20 +487,12 @@ class MeasurementStore:
         table = self._table("measurements")
         query = (sa.select(table.c.id, table.c.i, table.c.j, table.c.value, table.c.source)
                  .where(table.c.id > int(after)).order_by(table.c.id))
-        if connection is None:
-            with self.transaction() as connection:
-                return [tuple(row) for row in connection.execute(query)]
-        return [tuple(row) for row in connection.execute(query)]
+        return [tuple(row) for row in self._read(query, connection)]
 
     def pending_asks(self, *, connection=None) -> pd.DataFrame:
         """Every pending ask in the order asked: id, i, j, time, annotator (None: held by nobody), lease_until."""
         table = self._table("pending")
-        query = table.select().order_by(table.c.id)
-        if connection is None:
-            with self.transaction() as connection:
-                rows = connection.execute(query).all()
-        else:
-            rows = connection.execute(query).all()
+        rows = self._read(table.select().order_by(table.c.id), connection)
         return pd.DataFrame(
             {
                 "id": np.array([row.id for row in rows], dtype=np.int64),
@@ -627,22 +620,12 @@ class MeasurementStore:
 
         table = self._table("skips")
         query = sa.select(table.c.i, table.c.j).where(table.c.annotator == str(annotator))
-        if connection is None:
-            with self.transaction() as connection:
-                rows = connection.execute(query).all()
-        else:
-            rows = connection.execute(query).all()
-        return {(int(i), int(j)) for i, j in rows}
+        return {(int(i), int(j)) for i, j in self._read(query, connection)}
 
     def skips(self, *, connection=None) -> pd.DataFrame:
         """Every skip in order: i, j, annotator, time."""
         table = self._table("skips")
-        query = table.select().order_by(table.c.id)
-        if connection is None:
-            with self.transaction() as connection:
-                rows = connection.execute(query).all()
-        else:
-            rows = connection.execute(query).all()
+        rows = self._read(table.select().order_by(table.c.id), connection)
         return pd.DataFrame(
             {
                 "i": np.array([row.i for row in rows], dtype=np.int64),
@@ -662,44 +645,15 @@ class MeasurementStore:
         from them only).
         """
         table = self._table("measurements")
-        query = table.select().where(table.c.id > int(after)).order_by(table.c.id)
-        if connection is None:
-            with self.transaction() as connection:
-                rows = connection.execute(query).all()
-        else:
-            rows = connection.execute(query).all()
-        frame = pd.DataFrame(
-            {
-                "order": np.array([row.id for row in rows], dtype=np.int64),
-                "i": np.array([row.i for row in rows], dtype=np.int64),
-                "j": np.array([row.j for row in rows], dtype=np.int64),
-                "value": np.array([row.value for row in rows], dtype=np.float64),
-                "time": np.array([row.time for row in rows], dtype=np.float64),
-                "source": pd.array([row.source for row in rows], dtype=object),
-            }
-        )
+        frame = _measurement_frame(self._read(table.select().where(table.c.id > int(after)).order_by(table.c.id),
+                                              connection))
         frame["repeat"] = frame.groupby(["i", "j"]).cumcount().to_numpy(dtype=np.int64) + 1
         return frame
 
     def recent(self, n: int, *, connection=None) -> pd.DataFrame:
         """The last ``n`` measurements, newest first: order, i, j, value, time, source."""
         table = self._table("measurements")
-        query = table.select().order_by(table.c.id.desc()).limit(int(n))
-        if connection is None:
-            with self.transaction() as connection:
-                rows = connection.execute(query).all()
-        else:
-            rows = connection.execute(query).all()
-        return pd.DataFrame(
-            {
-                "order": np.array([row.id for row in rows], dtype=np.int64),
-                "i": np.array([row.i for row in rows], dtype=np.int64),
-                "j": np.array([row.j for row in rows], dtype=np.int64),
-                "value": np.array([row.value for row in rows], dtype=np.float64),
-                "time": np.array([row.time for row in rows], dtype=np.float64),
-                "source": pd.array([row.source for row in rows], dtype=object),
-            }
-        )
+        return _measurement_frame(self._read(table.select().order_by(table.c.id.desc()).limit(int(n)), connection))
 
     def counts_by_source(self, *, connection=None) -> dict[str, int]:
         """Measurements per source (an annotator, a file, an oracle)."""
@@ -707,19 +661,13 @@ class MeasurementStore:
 
         table = self._table("measurements")
         query = sa.select(table.c.source, sa.func.count()).group_by(table.c.source)
-        if connection is None:
-            with self.transaction() as connection:
-                rows = connection.execute(query).all()
-        else:
-            rows = connection.execute(query).all()
-        return {str(source): int(count) for source, count in rows}
+        return {str(source): int(count) for source, count in self._read(query, connection)}
 
     def __len__(self) -> int:
         import sqlalchemy as sa
 
         table = self._table("measurements")
-        with self.transaction() as connection:
-            return int(connection.execute(sa.select(sa.func.count()).select_from(table)).scalar_one())
+        return int(self._read(sa.select(sa.func.count()).select_from(table))[0][0])
 
     def estimates(self) -> SimilarityEstimates:
         """Running estimates of every measured pair (seed 003, §2.5): median, repeats, σ̂."""
@@ -902,6 +850,19 @@ def _schema() -> dict:
         sa.Column("time", sa.Float(precision=53), nullable=False),
     )
     return {"store": store, "measurements": measurements, "pending": pending, "skips": skips}
+
+
+def _measurement_frame(rows) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "order": np.array([row.id for row in rows], dtype=np.int64),
+            "i": np.array([row.i for row in rows], dtype=np.int64),
+            "j": np.array([row.j for row in rows], dtype=np.int64),
+            "value": np.array([row.value for row in rows], dtype=np.float64),
+            "time": np.array([row.time for row in rows], dtype=np.float64),
+            "source": pd.array([row.source for row in rows], dtype=object),
+        }
+    )
 
 
 def _objects(connection) -> set[str]:
