@@ -2,7 +2,10 @@
 
 Every reader goes through :func:`paucity.io.read_frame` (a square matrix's
 first line is read first, to tell the layouts apart) and reads item names as
-text, exactly as written: ``00024`` stays ``00024``, ``NA`` is a name.
+text, as written: ``00024`` stays ``00024``, ``NA`` is a name. A name that
+starts with ``'`` and then ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+return loses that ``'``, which paucity's CSV writer adds so that spreadsheets
+do not run the name as a formula.
 
 - :func:`read_similarities`: a complete similarity matrix, square or long,
   for :func:`~paucity.clustering.simulate`;
@@ -52,6 +55,15 @@ def read_similarities(path, *, i_column: str | None = None, j_column: str | None
     column names given) is read as long, any other as square. Names are read
     as text: ``00024`` stays ``00024``, ``NA`` is a name.
 
+    In a delimited table (either layout: the square one's first column and
+    header too), a name that starts with ``'`` followed by ``=``, ``+``,
+    ``-``, ``@``, a tab or a carriage return loses that first ``'``: it is
+    what paucity's writer (:func:`paucity.io.write_csv`) adds so that
+    spreadsheets do not run the name as a formula, and the matrix written by
+    paucity is read back with its names as they were. A name that really
+    starts with ``'=`` (or ``'`` and another of those characters) cannot be
+    told apart from one paucity wrote: it is read without its first ``'``.
+
     Parameters
     ----------
     path : str or path-like
@@ -90,7 +102,10 @@ def read_similarities(path, *, i_column: str | None = None, j_column: str | None
     return _read_square(path, ending, header)
 
 
-def _header(path: Path, ending: str) -> list[str]:
+def _header(path: Path, ending: str, *, restore: bool = True) -> list[str]:
+    """The header's names; in a delimited table, without the ``'`` paucity's writer put before a formula's
+    first character (unless ``restore=False``)."""
+    from ..io.files import restore_formulas
     from ..io.formats import SEPARATORS, check_unique_columns, reading
 
     if ending == ".parquet":
@@ -103,11 +118,14 @@ def _header(path: Path, ending: str) -> list[str]:
             first = pd.read_csv(path, sep=SEPARATORS[ending.removesuffix(".gz")], header=None, nrows=1, dtype=str,
                                 keep_default_na=False)
         names = [str(name) for name in first.iloc[0]] if len(first) else []
+        if restore:  # as read_frame names the columns
+            names = list(restore_formulas(names))
     check_unique_columns(names, path)
     return names
 
 
 def _read_square(path: Path, ending: str, header: list[str]) -> pd.DataFrame:
+    from ..io.files import restore_formulas
     from ..io.formats import MISSING_MARKERS, SEPARATORS, reading
 
     if ending == ".parquet":
@@ -124,15 +142,16 @@ def _read_square(path: Path, ending: str, header: list[str]) -> pd.DataFrame:
                 f"{path} has a single column; a square similarity matrix has the item names in its first column "
                 "and one column per item (check the separator: ',' for .csv, tab for .tsv)."
             )
+        written = _header(path, ending, restore=False)  # the header as pandas will name the columns
         with reading(path, "a table"), warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
             try:
                 frame = pd.read_csv(
                     path,
                     sep=SEPARATORS[ending.removesuffix(".gz")],
-                    dtype={header[0]: str},
+                    dtype={written[0]: str},
                     keep_default_na=False,
-                    na_values={name: MISSING_MARKERS for name in header[1:]},
+                    na_values={name: MISSING_MARKERS for name in written[1:]},
                     index_col=False,
                     float_precision="round_trip",  # the numbers written, exactly
                 )
@@ -141,8 +160,9 @@ def _read_square(path: Path, ending: str, header: list[str]) -> pd.DataFrame:
                     f"{path} has rows longer than its header: the header of a square matrix names the item column "
                     "first (e.g. item), then one column per item."
                 ) from None
-        names = frame.iloc[:, 0].mask(frame.iloc[:, 0] == "")
+        names = restore_formulas(frame.iloc[:, 0].mask(frame.iloc[:, 0] == ""))
         values = frame.iloc[:, 1:]
+        values.columns = list(restore_formulas([str(column) for column in values.columns]))
     if frame.shape[0] == 0:
         raise ReaderError(f"{path} has a header but no rows.")
     if names.isna().any():

@@ -10,6 +10,10 @@
   :func:`write_figure`, :func:`check_output_path` (:mod:`paucity.io.files`):
   writes that leave nothing behind when they fail, and a check of an output
   path before any work.
+- :func:`neutralize_formulas`, :func:`csv_text` (:mod:`paucity.io.files`):
+  text cells that a spreadsheet would run as formulas get a leading ``'`` in
+  every CSV paucity writes (:func:`write_csv` applies it);
+  :func:`read_frame` removes it again.
 
 The names are loaded on first use, so ``from paucity.io import read_frame``
 does not import anndata.
@@ -26,6 +30,8 @@ __all__ = [
     "atomic_path",
     "check_output_path",
     "write_csv",
+    "csv_text",
+    "neutralize_formulas",
     "write_text",
     "write_h5ad",
     "write_figure",
@@ -39,6 +45,8 @@ _HOME = {
     "atomic_path": "files",
     "check_output_path": "files",
     "write_csv": "files",
+    "csv_text": "files",
+    "neutralize_formulas": "files",
     "write_text": "files",
     "write_figure": "files",
 }

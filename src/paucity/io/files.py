@@ -6,6 +6,12 @@ and rename it onto the target only once writing succeeded
 (:func:`atomic_path`), so a failed command leaves nothing behind and never
 half a file. :func:`check_output_path` refuses, before the work starts, a path
 that could not be written at the end.
+
+Every CSV paucity writes (:func:`write_csv`, :func:`csv_text`) goes through
+:func:`neutralize_formulas`: a text cell that a spreadsheet would run as a
+formula (one starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+return) is written with a leading ``'``, and paucity's readers remove it again
+(:func:`restore_formulas`).
 """
 
 from __future__ import annotations
@@ -22,7 +28,22 @@ from .._errors import ParameterError
 if TYPE_CHECKING:  # pandas is imported by whoever passes a DataFrame
     import pandas
 
-__all__ = ["atomic_path", "check_output_path", "write_csv", "write_text", "write_figure"]
+__all__ = [
+    "FORMULA_STARTS",
+    "atomic_path",
+    "check_output_path",
+    "csv_text",
+    "neutralize_formulas",
+    "restore_formulas",
+    "write_csv",
+    "write_text",
+    "write_figure",
+]
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""The first characters that make a spreadsheet read a text cell as a formula (OWASP, "CSV injection")."""
+
+_QUOTE = "'"
 
 
 def check_output_path(path, *, option: str = "out", suffixes: tuple[str, ...] | None = None) -> Path:
@@ -111,20 +132,222 @@ def atomic_path(path) -> Iterator[Path]:
         tmp.unlink(missing_ok=True)
 
 
-def write_csv(df: "pandas.DataFrame", path, **kwargs) -> None:
-    """Write a DataFrame with :meth:`pandas.DataFrame.to_csv`, atomically.
+def _neutralized(value):
+    """A text value with ``'`` before a formula's first character; anything else as it is."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return _QUOTE + value
+    return value
 
-    Keyword arguments go to ``to_csv``; a ``.gz`` path is compressed.
+
+def _neutralized_labels(index: "pandas.Index") -> "pandas.Index":
+    """An index (or header) whose text labels and level names are neutralized."""
+    import pandas as pd
+
+    if isinstance(index, pd.MultiIndex):
+        levels = [_neutralized_labels(index.get_level_values(k)) for k in range(index.nlevels)]
+        return pd.MultiIndex.from_arrays(levels, names=[_neutralized(name) for name in index.names])
+    if index.dtype.kind == "O" or isinstance(index.dtype, (pd.StringDtype, pd.CategoricalDtype)):
+        index = index.map(_neutralized)
+    return index.set_names(_neutralized(index.name))
+
+
+def _neutralized_values(column: "pandas.Series") -> "pandas.Series":
+    """A column whose text cells are neutralized; numbers, booleans and dates are returned as they are."""
+    import pandas as pd
+
+    dtype = column.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        categories = dtype.categories
+        if not (categories.dtype.kind == "O" or isinstance(categories.dtype, pd.StringDtype)):
+            return column
+        renamed = categories.map(_neutralized)
+        if renamed.equals(categories):
+            return column
+        if renamed.has_duplicates:  # both "=a" and "'=a" are categories: write the column as text
+            return column.astype(object).map(_neutralized)
+        return column.cat.rename_categories(renamed)
+    if isinstance(dtype, pd.StringDtype):
+        return column.map(_neutralized, na_action="ignore").astype(dtype)
+    if dtype.kind == "O":
+        return column.map(_neutralized, na_action="ignore")
+    return column
+
+
+def neutralize_formulas(frame: "pandas.DataFrame") -> "pandas.DataFrame":
+    """A copy of ``frame`` whose text cells cannot run as spreadsheet formulas.
+
+    A text cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a
+    carriage return (:data:`FORMULA_STARTS`) is opened by Excel and LibreOffice
+    as a formula ("CSV injection"); it gets a leading ``'``, which spreadsheets
+    read as "text follows". Text cells are those of object and string columns,
+    the string categories of categorical columns, and the text labels of the
+    index and of the header (with the names of their levels). Numbers,
+    booleans and dates are never changed: ``-0.5`` in a float column stays
+    ``-0.5``. Other text is left as it is.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or pandas.Series
+
+    Returns
+    -------
+    pandas.DataFrame or pandas.Series
+        A new object; ``frame`` is not changed.
+
+    See Also
+    --------
+    restore_formulas : what paucity's readers do to undo it.
+
+    Notes
+    -----
+    Reading the file back with :func:`paucity.io.read_frame` (text columns)
+    removes the ``'``. A text that already starts with ``'`` and then a
+    formula character is written as it is, so it cannot be told apart from
+    a neutralized one: read back, it loses its ``'``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"item": ["=SUM(A1:A2)", "-b", "c"], "score": [-0.5, 1.0, 2.0]})
+    >>> neutralize_formulas(frame)
+               item  score
+    0  '=SUM(A1:A2)   -0.5
+    1           '-b    1.0
+    2             c    2.0
+    """
+    import pandas as pd
+
+    if isinstance(frame, pd.Series):
+        result = _neutralized_values(frame).copy()
+        result.index = _neutralized_labels(frame.index)
+        return result.rename(_neutralized(frame.name))
+    result = frame.copy()
+    for position in range(result.shape[1]):
+        column = result.iloc[:, position]
+        changed = _neutralized_values(column)
+        if changed is not column:
+            result.isetitem(position, changed)
+    result.index = _neutralized_labels(result.index)
+    result.columns = _neutralized_labels(result.columns)
+    return result
+
+
+def restore_formulas(values: "pandas.Series") -> "pandas.Series":
+    """Undo :func:`neutralize_formulas` on text read back: ``'`` before a formula character is removed.
+
+    A text cell that starts with ``'`` followed by ``=``, ``+``, ``-``, ``@``,
+    a tab or a carriage return loses that first ``'``; any other cell
+    (missing, numbers, other text) is returned as it is. A name that really
+    starts with ``'=`` (or ``'`` and another formula character) cannot be
+    told apart from a neutralized one and loses its ``'`` too.
+
+    Parameters
+    ----------
+    values : pandas.Series, pandas.Index or sequence of str
+
+    Returns
+    -------
+    pandas.Series or pandas.Index
+        Of the same kind as ``values`` (a sequence gives a Series).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> restore_formulas(pd.Series(["'=SUM(A1:A2)", "'-b", "'quoted", "c"])).tolist()
+    ['=SUM(A1:A2)', '-b', "'quoted", 'c']
+    """
+    import pandas as pd
+
+    if not isinstance(values, (pd.Series, pd.Index)):
+        values = pd.Series(list(values), dtype=object)
+    return values.map(_restored)
+
+
+def _restored(value):
+    if isinstance(value, str) and value.startswith(_QUOTE) and value[1:2] in FORMULA_STARTS:
+        return value[1:]
+    return value
+
+
+def _prepared(frame: "pandas.DataFrame", kwargs: dict) -> tuple["pandas.DataFrame", dict]:
+    """The neutralized frame and ``to_csv``'s arguments that name its columns or header, neutralized alike."""
+    kwargs = dict(kwargs)
+    columns = kwargs.pop("columns", None)
+    if columns is not None:  # chosen by their names before the names change
+        frame = frame.loc[:, list(columns)] if not isinstance(columns, str) else frame.loc[:, [columns]]
+    if not isinstance(kwargs.get("header", True), bool):
+        kwargs["header"] = [_neutralized(name) for name in kwargs["header"]]
+    label = kwargs.get("index_label")
+    if label is not None and label is not False:
+        kwargs["index_label"] = _neutralized(label) if isinstance(label, str) else [_neutralized(x) for x in label]
+    if "lineterminator" not in kwargs and "quoting" not in kwargs and _holds_carriage_return(frame):
+        # the csv module quotes a field only when it holds a character of the line ending: a text with a carriage
+        # return left bare would be read back as two lines
+        kwargs["lineterminator"] = "\r\n"
+    return neutralize_formulas(frame), kwargs
+
+
+def _holds_carriage_return(frame) -> bool:
+    """Whether a text cell, category, index or header label of ``frame`` contains a carriage return."""
+    import pandas as pd
+
+    def text(values) -> bool:
+        return any(isinstance(value, str) and "\r" in value for value in values)
+
+    labels = [frame.index] + ([frame.columns] if isinstance(frame, pd.DataFrame) else [])
+    for index in labels:
+        for level in range(index.nlevels):
+            if text(index.get_level_values(level).unique()) or text([index.names[level]]):
+                return True
+    columns = [frame.iloc[:, k] for k in range(frame.shape[1])] if isinstance(frame, pd.DataFrame) else [frame]
+    for column in columns:
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            if text(column.cat.categories):
+                return True
+        elif (column.dtype.kind == "O" or isinstance(column.dtype, pd.StringDtype)) and text(column):
+            return True
+    return text([getattr(frame, "name", None)])
+
+
+def csv_text(frame: "pandas.DataFrame", **to_csv_kwargs) -> str:
+    """The CSV text of a DataFrame, its formula cells neutralized, for a download.
+
+    :func:`neutralize_formulas`, then :meth:`pandas.DataFrame.to_csv`; keyword
+    arguments go to ``to_csv`` (``columns``, ``header`` and ``index_label``
+    name the columns as in ``frame``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"gene": ['=HYPERLINK("http://x","y")', "CD3E"], "score": [-0.5, 2.0]})
+    >>> print(csv_text(table, index=False), end="")
+    gene,score
+    "'=HYPERLINK(""http://x"",""y"")",-0.5
+    CD3E,2.0
+    """
+    frame, kwargs = _prepared(frame, to_csv_kwargs)
+    return frame.to_csv(None, **kwargs)
+
+
+def write_csv(df: "pandas.DataFrame", path, **kwargs) -> None:
+    """Write a DataFrame with :meth:`pandas.DataFrame.to_csv`, atomically, its formula cells neutralized.
+
+    Keyword arguments go to ``to_csv``; a ``.gz`` path is compressed. Text
+    cells, index and header labels that a spreadsheet would run as a formula
+    get a leading ``'`` (:func:`neutralize_formulas`); numbers are written as
+    they are. :func:`paucity.io.read_frame` removes the ``'`` again.
 
     Examples
     --------
     >>> import tempfile, pathlib, pandas as pd
     >>> target = pathlib.Path(tempfile.mkdtemp()) / "scores.csv"
-    >>> write_csv(pd.DataFrame({"gene": ["CD3E"], "score": [0.5]}), target, index=False)
+    >>> write_csv(pd.DataFrame({"gene": ["CD3E", "-x"], "score": [0.5, -1.0]}), target, index=False)
     >>> print(target.read_text(), end="")
     gene,score
     CD3E,0.5
+    '-x,-1.0
     """
+    df, kwargs = _prepared(df, kwargs)
     with atomic_path(path) as tmp:
         df.to_csv(tmp, **kwargs)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from .._errors import ReaderError
+from .files import restore_formulas
 from .formats import MISSING_MARKERS, SEPARATORS, check_unique_columns, existing_file, file_ending, reading, table_endings
 
 __all__ = ["read_frame"]
@@ -17,11 +18,20 @@ def read_frame(path, *, text_columns: Sequence[str] = ()) -> pd.DataFrame:
     """Read a long-format table (.csv/.tsv/.txt, optionally gzipped, or .parquet) into a DataFrame.
 
     Columns keep their names; nothing is used as the index. Identifier and
-    label columns named in ``text_columns`` are read as text, exactly as
-    written: ``"00024"`` stays ``"00024"`` (not 24), and ``NA``, ``None``,
-    ``null`` or ``nan`` are names like any other, not missing values (an
-    empty field is still missing). Other columns are parsed as pandas does.
-    Parquet files keep their stored types.
+    label columns named in ``text_columns`` are read as text, as written:
+    ``"00024"`` stays ``"00024"`` (not 24), and ``NA``, ``None``, ``null`` or
+    ``nan`` are names like any other, not missing values (an empty field is
+    still missing). Other columns are parsed as pandas does. Parquet files
+    keep their stored types.
+
+    In a delimited table, a text cell of ``text_columns`` or a header field
+    that starts with ``'`` followed by ``=``, ``+``, ``-``, ``@``, a tab or a
+    carriage return loses that first ``'``: it is what paucity's writer
+    (:func:`paucity.io.write_csv`) adds so that spreadsheets do not run the
+    cell as a formula, and the name is given back as it was before writing.
+    A name that really starts with ``'=`` (or ``'`` and another of those
+    characters) cannot be told apart from one paucity wrote: it is read
+    without its first ``'``.
 
     Parameters
     ----------
@@ -59,21 +69,24 @@ def read_frame(path, *, text_columns: Sequence[str] = ()) -> pd.DataFrame:
         sep = SEPARATORS[ending.removesuffix(".gz")]
         with reading(path, "a table"):
             header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False)
-        names = [str(name) for name in header.iloc[0]] if len(header) else []
-        check_unique_columns(names, path)
+        written = [str(name) for name in header.iloc[0]] if len(header) else []
+        restored = list(restore_formulas(written))  # the names before paucity's writer neutralized them
+        check_unique_columns(restored, path)
         # an empty header field (a written index) is named as pandas names it
-        names = [name if name != "" else f"Unnamed: {k}" for k, name in enumerate(names)]
-        text = [name for name in names if name in set(text_columns)]
+        written = [name if name != "" else f"Unnamed: {k}" for k, name in enumerate(written)]
+        restored = [name if name != "" else f"Unnamed: {k}" for k, name in enumerate(restored)]
+        text = [raw for raw, name in zip(written, restored) if name in set(text_columns)]
         with reading(path, "a table"):
             frame = pd.read_csv(
                 path,
                 sep=sep,
                 dtype={name: str for name in text},
                 keep_default_na=False,
-                na_values={name: MISSING_MARKERS for name in names if name not in text},
+                na_values={name: MISSING_MARKERS for name in written if name not in text},
             )
             for name in text:  # an empty field is missing, as in every other column
-                frame[name] = frame[name].mask(frame[name] == "")
+                frame[name] = restore_formulas(frame[name].mask(frame[name] == ""))
+        frame = frame.rename(columns={raw: name for raw, name in zip(written, restored) if raw != name})
     if frame.shape[0] == 0:
         raise ReaderError(f"{path} has a header but no rows.")
     return frame

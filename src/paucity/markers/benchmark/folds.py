@@ -67,6 +67,10 @@ class Folds:
     def load(cls, path, *, samples=None) -> Folds:
         """Read a split written by :meth:`save`.
 
+        A sample name written with a leading ``'`` (paucity's CSV writer puts
+        one before a name that starts with ``=``, ``+``, ``-``, ``@``, a tab
+        or a carriage return) is read without it.
+
         Parameters
         ----------
         path : str or path-like
@@ -74,6 +78,8 @@ class Folds:
             The names of the data's samples: the split is reordered to them,
             and an error is raised when the file lists other samples.
         """
+        from ...io.files import restore_formulas
+
         path = Path(path)
         if not path.is_file():
             raise ReaderError(f"folds file {path} does not exist.")
@@ -87,7 +93,7 @@ class Folds:
         if fold.isna().any() or (fold < 0).any() or (fold % 1 != 0).any():
             raise ReaderError(f"{path}: the fold column must hold integers 0, 1, ...")
         fold_of = fold.to_numpy().astype(np.int64)
-        names = table["sample"].astype(str).to_numpy()
+        names = restore_formulas(table["sample"].astype(str)).to_numpy()
         if samples is not None:
             samples = np.asarray(samples, dtype=str)
             position = pd.Index(names)
