@@ -303,6 +303,23 @@ def test_status_says_where_the_session_stands(study):
     assert read_text_table(folder / "now.csv")["item"].tolist() == items
 
 
+def test_status_exports_the_answers_and_clusters_as_csv_or_json(study):
+    folder, W, items = study
+    db = folder / "s.db"
+    verb("start", db, "--items", folder / "items.csv", "--budget", "12", "--batch-size", "4", "--random-state", "0",
+         "--out", folder / "a.csv")
+    fill(folder / "a.csv", W, items, folder / "answers.csv")
+    verb("answer", db, folder / "answers.csv", "--out", folder / "c.csv")
+    result = verb("status", db, "--out", folder / "clusters.json", "--answers", folder / "answers-out.csv")
+    assert result.exit_code == 0, result.output
+    clusters = pd.read_json(folder / "clusters.json", dtype={"item": str})
+    assert clusters["item"].tolist() == items and set(clusters.columns) == {"item", "label", "embedding"}
+    answers = read_text_table(folder / "answers-out.csv")
+    assert len(answers) == 4 and set(answers["annotator"]) == {"answers.csv"} and not answers["gold"].any()
+    assert {"i", "j", "value", "annotator", "time", "gold", "gold_value", "excluded"} <= set(answers.columns)
+    fails_in_one_line(verb("status", db, "--answers", folder / "answers.txt"), "--answers", ".csv")
+
+
 def _other_program(folder):
     with sqlite3.connect(folder / "s.db") as connection:
         connection.execute("CREATE TABLE photos (name TEXT)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -114,3 +115,26 @@ class Served:
         """As a crash would: no chance to clean up."""
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(timeout=20)
+
+
+def _chromium() -> str | None:
+    return os.environ.get("PAUCITY_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium driven by Playwright (skipped, with the reason, when either is missing)."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright: pip install playwright")
+    executable = _chromium()
+    if executable is None:
+        pytest.skip("browser tests need Debian's chromium (apt-get install chromium, or `make test` as root)")
+    with sync_api.sync_playwright() as playwright:
+        args = ["--font-render-hinting=none", "--force-color-profile=srgb", "--hide-scrollbars", "--disable-gpu"]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            args.append("--no-sandbox")  # chromium's sandbox refuses to run as root
+        try:
+            launched = playwright.chromium.launch(executable_path=executable, args=args)
+        except Exception as exc:  # a chromium that cannot start here (missing libraries, no /dev/shm...)
+            pytest.skip(f"chromium at {executable} did not start: {str(exc).splitlines()[0]}")
+        yield launched
+        launched.close()

@@ -192,7 +192,7 @@ def test_images_are_served_from_media_and_nothing_else(database, media):
     table = pd.DataFrame({"item": [f"p{k}" for k in range(4)], "image": [f"img{k}.svg" for k in range(4)]})
     (media / "unlisted.svg").write_text("<svg/>")
     client = TestClient(annotate_app(AnnotationSession(database, table, media=media, budget=4, batch_size=2)))
-    answer = client.get("/api/next", params={"annotator": "ann"}).json()
+    answer = client.post("/api/next", json={"annotator": "ann"}).json()
     image = answer["pair"]["i"]["image"]
     assert image.startswith("media/img")
     assert client.get("/" + image).status_code == 200
@@ -212,7 +212,7 @@ def test_an_image_outside_media_is_refused_at_start(database, media):
 def test_api_round_trip_and_bad_requests(session, database):
     client = TestClient(annotate_app(session))
     assert "How similar" in client.get("/").text and "Annotation progress" in client.get("/coordinator").text
-    answer = client.get("/api/next", params={"annotator": "ann"}).json()
+    answer = client.post("/api/next", json={"annotator": "ann"}).json()
     i, j = names(answer)
     for body, match in [
         (b"{", "not valid JSON"),
@@ -222,17 +222,20 @@ def test_api_round_trip_and_bad_requests(session, database):
     ]:
         response = client.post("/api/answer", content=body, headers=JSON)
         assert response.status_code == 400 and match in response.json()["error"]
-    assert client.get("/api/next").status_code == 400
+    assert client.post("/api/next", json={}).status_code == 400
+    assert client.get("/api/next", params={"annotator": "ann"}).status_code == 405  # taking a pair is a POST
     next_answer = client.post("/api/answer", json={"annotator": "ann", "i": i, "j": j, "value": 7}).json()
     assert next_answer["n_answered"] == 1
     assert client.get("/api/progress").json()["n_answers"] == 1
     assert len(stored(database)) == 1
 
 
-def test_token_is_checked_on_the_annotation_page(session):
-    client = TestClient(annotate_app(session, token="t0ken"))
-    for path in ["/", "/coordinator", "/api/next?annotator=ann", "/api/progress", "/media/x.png", "/static/annotate.js"]:
+def test_the_coordinators_token_is_checked_on_the_coordinators_routes(session):
+    client = TestClient(annotate_app(session, token="t0ken", open_when_uninvited=False))
+    for path in ["/", "/coordinator", "/api/me", "/api/progress", "/media/x.png", "/static/annotate.js",
+                 "/api/export/answers.csv"]:
         assert client.get(path).status_code == 401, path
+    assert client.post("/api/next", json={"annotator": "ann"}).status_code == 401
     assert client.get("/api/progress", headers={"x-paucity-token": "t0ken"}).status_code == 200
 
 
@@ -249,7 +252,7 @@ def test_fifty_annotators_at_once_on_the_loopback(tmp_path):
             try:
                 with httpx.Client(base_url=server.url, timeout=60) as client:
                     start.wait()
-                    answer = client.get("/api/next", params={"annotator": who}).json()
+                    answer = client.post("/api/next", json={"annotator": who}).json()
                     for _ in range(2):
                         assert answer["status"] == "pair", answer
                         pair = names(answer)
@@ -321,7 +324,7 @@ def test_the_page_and_the_command_line_share_one_session_and_survive_a_crash(tmp
     acknowledged = []
     try:
         with httpx.Client(base_url=served.url, timeout=60) as client:
-            answer = client.get("/api/next", params={"annotator": "ann"}).json()
+            answer = client.post("/api/next", json={"annotator": "ann"}).json()
             on_page = frozenset(names(answer))
             carl = CliRunner().invoke(app, ["cluster-session", "ask", url, "--annotator", "carl", "-n", "4",
                                             "--out", str(tmp_path / "carl.csv")])
@@ -338,7 +341,7 @@ def test_the_page_and_the_command_line_share_one_session_and_survive_a_crash(tmp
         with httpx.Client(base_url=served.url, timeout=60) as client:
             progress = client.get("/api/progress").json()
             assert progress["n_answers"] == 3 and progress["n_pending"] == 4 + 1  # carl's four, ann's next
-            answer = client.get("/api/next", params={"annotator": "ann"}).json()
+            answer = client.post("/api/next", json={"annotator": "ann"}).json()
             assert frozenset(names(answer)) not in acknowledged
     finally:
         served.stop()

@@ -155,9 +155,17 @@ def test_unknown_paths_and_methods(client):
     assert client.get("/api/add").status_code == 405
 
 
-def test_a_body_too_large_is_refused(client):
+def test_a_body_too_large_is_refused_before_it_is_read(client):
     response = client.post("/api/add", content=b'{"gene": "' + b"A" * 70_000 + b'"}', headers=JSON)
-    assert response.status_code == 400 and "bytes" in response.json()["error"]
+    assert response.status_code == 413 and "bytes" in response.json()["error"]
+
+    def chunks():  # no Content-Length: refused as it streams, after the first chunks past the limit
+        yield b'{"gene": "'
+        for _ in range(1000):
+            yield b"A" * 10_000
+
+    streamed = client.post("/api/add", content=chunks(), headers=JSON)
+    assert streamed.status_code == 413 and "larger than the 65536 bytes" in streamed.json()["error"]
 
 
 # ------------------------------------------------------------------------------------------- the token

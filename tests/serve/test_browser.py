@@ -28,28 +28,6 @@ CHANNEL_TOLERANCE = 48
 PIXEL_TOLERANCE = 0.01
 
 
-def _chromium() -> str | None:
-    return os.environ.get("PAUCITY_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need Playwright: pip install playwright")
-    executable = _chromium()
-    if executable is None:
-        pytest.skip("browser tests need Debian's chromium (apt-get install chromium, or `make test` as root)")
-    with sync_api.sync_playwright() as playwright:
-        args = ["--font-render-hinting=none", "--force-color-profile=srgb", "--hide-scrollbars", "--disable-gpu"]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            args.append("--no-sandbox")  # chromium's sandbox refuses to run as root
-        try:
-            launched = playwright.chromium.launch(executable_path=executable, args=args)
-        except Exception as exc:  # a chromium that cannot start here (missing libraries, no /dev/shm...)
-            pytest.skip(f"chromium at {executable} did not start: {str(exc).splitlines()[0]}")
-        yield launched
-        launched.close()
-
-
 @pytest.fixture
 def served(tmp_path):
     """pbmc68k_reduced written to a file and served by the explorer from a thread; yields (url, path)."""
@@ -82,14 +60,14 @@ def selection(page) -> list[str]:
 
 
 def wait_for_selection(page, count: int) -> list[str]:
-    page.wait_for_function(f"document.querySelectorAll('#selection li').length === {count}")
+    page.wait_for_function(f"() => document.querySelectorAll('#selection li').length === {count}")
     return selection(page)
 
 
 def wait_until_drawn(page) -> None:
     """Every picture loaded and the cross-validation line filled in."""
     page.wait_for_function(
-        "Array.from(document.images).every(img => img.hidden || (img.complete && img.naturalWidth > 0))"
+        "() => Array.from(document.images).every(img => img.hidden || (img.complete && img.naturalWidth > 0))"
         " && document.getElementById('cv').textContent.includes('folds')"
     )
 
@@ -148,7 +126,7 @@ def test_open_add_remove_switch_take_undo_and_export(page, served):
     page.click("#candidates tbody tr:nth-child(2) button.add")
     assert wait_for_selection(page, 2) == ["CST3", gene]
     page.click(f"#selection li[data-gene='{gene}'] button[title='move up']")
-    page.wait_for_function(f"document.querySelector('#selection li').dataset.gene === '{gene}'")
+    page.wait_for_function(f"() => document.querySelector('#selection li').dataset.gene === '{gene}'")
     shown = selection(page)
     assert shown == [gene, "CST3"]
 
@@ -215,14 +193,14 @@ def test_two_annotators_at_once_and_a_restart_after_a_crash(browser, tmp_path):
             context = browser.new_context(viewport={"width": 1100, "height": 760})
             page = context.new_page()
             page.goto(f"{url}?annotator={who}")
-            page.wait_for_function("document.body.dataset.pair")
+            page.wait_for_function("() => document.body.dataset.pair")
             pages[who] = page
         return pages
 
     def answer(page, key):
         before = page.evaluate("document.body.dataset.pair")
         page.keyboard.press(key)
-        page.wait_for_function(f"document.body.dataset.pair !== {before!r}")
+        page.wait_for_function(f"() => document.body.dataset.pair !== {before!r}")
         return frozenset(before.split("|"))
 
     shown = {"alice": [], "bob": []}
@@ -280,19 +258,22 @@ def test_annotation_page_looks_as_stored(browser, tmp_path):
         context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
         page = context.new_page()
         page.goto(server.url + "?annotator=alice")
-        page.wait_for_function("document.body.dataset.pair")
+        page.wait_for_function("() => document.body.dataset.pair")
         compare_with_stored(page, tmp_path, ANNOTATE_REFERENCE)
         context.close()
 
 
-def compare_with_stored(page, tmp_path, reference: Path) -> None:
-    """A screenshot of the page against the stored one (rewritten with PAUCITY_UPDATE_SCREENSHOTS=1)."""
+def compare_with_stored(page, tmp_path, reference: Path, *, figure: Path | None = None) -> None:
+    """A screenshot of the page against the stored one (rewritten with PAUCITY_UPDATE_SCREENSHOTS=1, and copied to
+    the guide's ``figure`` when one is given)."""
     from PIL import Image
 
     shot = tmp_path / reference.name
     page.screenshot(path=str(shot), animations="disabled", caret="hide")
     if os.environ.get("PAUCITY_UPDATE_SCREENSHOTS") == "1":
         shutil.copyfile(shot, reference)
+        if figure is not None:
+            shutil.copyfile(shot, figure)
         pytest.skip(f"reference screenshot rewritten: {reference.name}")
     assert reference.exists(), f"no stored {reference.name}; run with PAUCITY_UPDATE_SCREENSHOTS=1 to store one"
     actual, expected = blocks(Image.open(shot)), blocks(Image.open(reference))

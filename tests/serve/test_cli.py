@@ -95,7 +95,38 @@ def test_annotate_prints_both_addresses(tmp_path):
     items.write_text("item\n" + "".join(f"photo{k}\n" for k in range(6)))
     served = Served("serve", "annotate", str(tmp_path / "photos.db"), "--items", str(items), "--budget", "5")
     try:
-        assert served.wait_for_line("coordinator: ").strip() == "coordinator: " + served.url + "coordinator"
+        line = served.wait_for_line("coordinator: ").strip()
+        assert line.startswith("coordinator: " + served.url + "coordinator?token=")
         assert httpx.get(served.url + "api/progress", timeout=30).json()["budget"] == 5
     finally:
         served.stop()
+
+
+def test_annotate_invites_annotators_and_prints_their_links_once(tmp_path):
+    items = tmp_path / "items.csv"
+    items.write_text("item\n" + "".join(f"photo{k}\n" for k in range(6)))
+    (tmp_path / "gold.csv").write_text("i,j,answer\nphoto0,photo1,9\nphoto2,photo5,0\n")
+    (tmp_path / "how.md").write_text("# How to answer\n\nThe same room is **9**.\n")
+    command = ["serve", "annotate", str(tmp_path / "photos.db"), "--items", str(items), "--budget", "10",
+               "--invite", "alice", "bob", "--gold", str(tmp_path / "gold.csv"), "--instructions",
+               str(tmp_path / "how.md")]
+    served = Served(*command)
+    try:
+        assert "each annotator opens their own link" in served.lines[0]
+        coordinator = served.wait_for_line("coordinator: ").split("token=")[1].strip()
+        links = {name: served.wait_for_line(f"  {name}: ").split("token=")[1].strip() for name in ("alice", "bob")}
+        base = served.url
+        me = httpx.get(base + "api/me", headers={"x-paucity-token": links["alice"]}, timeout=30).json()
+        assert me["annotator"] == "alice" and "<h1>How to answer</h1>" in me["instructions"]
+        assert httpx.post(base + "api/next", json={"annotator": "alice"}, timeout=30).status_code == 401
+        progress = httpx.get(base + "api/progress", headers={"x-paucity-token": coordinator}, timeout=30).json()
+        assert progress["n_gold_pairs"] == 2 and {a["annotator"] for a in progress["annotators"]} == {"alice", "bob"}
+    finally:
+        served.stop()
+    again = Served(*command)  # started again as it was: the links already sent keep working
+    try:
+        assert "invited before" in again.wait_for_line("  alice: ")
+        me = httpx.get(again.url + "api/me", headers={"x-paucity-token": links["alice"]}, timeout=30)
+        assert me.status_code == 200 and me.json()["annotator"] == "alice"
+    finally:
+        again.stop()

@@ -25,7 +25,7 @@ import typer
 from typer.core import TyperCommand
 
 from .._errors import PaucityError
-from ._options import DEPRECATED_OPTIONS, FOLDER_OUTPUTS
+from ._options import DEPRECATED_OPTIONS, FOLDER_OUTPUTS, MULTI_VALUE_OPTIONS
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -71,6 +71,33 @@ def rewrite_deprecated(args: list[str], renamed: dict[str, str]) -> list[str]:
     return out
 
 
+def spread_values(args: list[str], options: set[str]) -> list[str]:
+    """``--invite alice bob --host x`` -> ``--invite alice --invite bob --host x``: the values after one of
+    ``options`` up to the next option, each with the flag.
+
+    Examples
+    --------
+    >>> spread_values(["db", "--invite", "alice", "bob", "--port", "0"], {"--invite"})
+    ['db', '--invite', 'alice', '--invite', 'bob', '--port', '0']
+    """
+    if not options:
+        return args
+    out: list[str] = []
+    flag = None
+    for arg in args:
+        if arg == "--":
+            flag = None
+        elif arg.startswith("-"):
+            name = arg.split("=", 1)[0]
+            flag = name if name in options else None
+            out.append(arg)
+            continue
+        if flag is not None and out and out[-1] != flag:
+            out.append(flag)
+        out.append(arg)
+    return out
+
+
 def _refuse_folder_output(args: list[str]) -> None:
     """``--out somedir/`` names a folder: refuse it here, since a path option drops the trailing separator."""
     for position, arg in enumerate(args):
@@ -89,6 +116,7 @@ class PaucityCommand(TyperCommand):
     def parse_args(self, ctx, args: list[str]) -> list[str]:
         with one_line_usage(self.name):
             args = rewrite_deprecated(list(args), DEPRECATED_OPTIONS.get(self.name or "", {}))
+            args = spread_values(args, MULTI_VALUE_OPTIONS.get(self.name or "", set()))
             if self.name not in FOLDER_OUTPUTS:
                 _refuse_folder_output(args)
             return super().parse_args(ctx, args)

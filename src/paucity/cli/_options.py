@@ -10,7 +10,7 @@ deprecation warning.
 
 from __future__ import annotations
 
-__all__ = ["DEPRECATED_OPTIONS", "FOLDER_OUTPUTS", "quiet", "set_quiet"]
+__all__ = ["DEPRECATED_OPTIONS", "FOLDER_OUTPUTS", "MULTI_VALUE_OPTIONS", "quiet", "set_quiet"]
 
 #: Old spellings still accepted, per command: {command: {old: new}}.
 DEPRECATED_OPTIONS: dict[str, dict[str, str]] = {
@@ -44,6 +44,9 @@ DEPRECATED_OPTIONS: dict[str, dict[str, str]] = {
         "--truth-col": "--truth-column",
     },
 }
+
+#: Options that take several values after one flag, up to the next option (``--invite alice bob``), per command.
+MULTI_VALUE_OPTIONS: dict[str, set[str]] = {"annotate": {"--invite"}}
 
 #: Commands whose --out is a folder (every other command writes one file).
 FOLDER_OUTPUTS = {"demo", "markers-benchmark"}

@@ -373,7 +373,12 @@ def session_withdraw(
 def session_status(
     database: str = _DATABASE,
     out: Optional[Path] = typer.Option(
-        None, "--out", "-o", help="Also write the clustering so far: item, label, embedding.", show_default=False
+        None, "--out", "-o", help="Also write the clustering so far: item, label, embedding (.csv, or .json).",
+        show_default=False,
+    ),
+    answers: Optional[Path] = typer.Option(
+        None, "--answers", help="Also write every answer, gold answers marked: i, j, value, annotator, time, gold, "
+        "gold_value, excluded (.csv, or .json).", show_default=False,
     ),
 ) -> None:
     """Say where a session stands: answers, pairs waiting and with whom, budget left, cost, clusters so far.
@@ -381,18 +386,25 @@ def session_status(
     \b
     Examples:
       paucity cluster-session status photos.db
-      paucity cluster-session status photos.db --out clusters.csv
+      paucity cluster-session status photos.db --out clusters.csv --answers answers.json
     """
     from .. import io
     from ..clustering import ClusteringSession
 
     with one_line_errors():
-        if out is not None:
-            out = io.check_output_path(out, option="--out")
+        targets = [(path, option) for path, option in ((out, "--out"), (answers, "--answers")) if path is not None]
+        for path, option in targets:
+            io.check_output_path(path, option=option, suffixes=(".csv", ".json"))
+        if out is not None and answers is not None and out.resolve() == answers.resolve():
+            raise ParameterError(f"--out and --answers are both {out}; give two different files.")
         with ClusteringSession.open(database) as session:
             status = session.status()
+            table = session.export() if answers is not None else None
+            n_gold = len(session.gold_answers())
         if out is not None:
-            io.write_csv(status.to_frame(), out, index=False)
+            _write_table(status.to_frame(), out)
+        if answers is not None:
+            _write_table(table, answers)
     if quiet():
         return
     settings = status.settings
@@ -403,11 +415,24 @@ def session_status(
     )
     if settings.price:
         typer.echo(f"cost: {status.cost:g} ({status.n_measured} answers at {settings.price:g})")
+    if n_gold:
+        typer.echo(f"gold answers: {n_gold} (not measurements)")
     for row in status.annotators.itertuples():
         name = row.annotator if row.annotator else "(no name)"
         typer.echo(f"  {name}\t{row.n_answers} answers\t{row.n_holding} waiting")
     sizes = ", ".join(f"{label}: {count} items" for label, count in status.clusters.cluster_sizes().items())
-    typer.echo(f"clusters so far: {sizes}" + (f"; written to {out}" if out is not None else ""))
+    written = [str(path) for path in (out, answers) if path is not None]
+    typer.echo(f"clusters so far: {sizes}" + (f"; written to {' and '.join(written)}" if written else ""))
+
+
+def _write_table(table, path: Path) -> None:
+    """A table as CSV (formula cells neutralized), or as JSON records for a .json path."""
+    from .. import io
+
+    if path.suffix.lower() == ".json":
+        io.write_text(table.to_json(orient="records", indent=1), path)
+    else:
+        io.write_csv(table, path, index=False)
 
 
 @cluster_session.command("extend", cls=PaucityCommand)

@@ -109,6 +109,28 @@ def serve_annotate(
     media: Optional[Path] = typer.Option(
         None, "--media", help="The folder of the images; only the images the items table names are served.", show_default=False
     ),
+    invite: Optional[list[str]] = typer.Option(
+        None,
+        "--invite",
+        help="Give these annotators personal links (repeat the option, or list several names after it); each link "
+        "is printed once. Once anyone is invited, every annotator needs a link. The coordinator invites more, "
+        "pauses and revokes from the coordinator's page.",
+        show_default=False,
+    ),
+    instructions: Optional[Path] = typer.Option(
+        None, "--instructions", help="What annotators read first and on demand: a Markdown or text file.",
+        show_default=False,
+    ),
+    examples: Optional[Path] = typer.Option(
+        None, "--examples", help="Example pairs shown with the instructions: a table with columns i, j, answer (0 to "
+        "9) and optionally note.", show_default=False,
+    ),
+    gold: Optional[Path] = typer.Option(
+        None, "--gold", help="Gold pairs, whose answer is known: a table with columns i, j and answer (0 to 9) or "
+        "value (0 to 1). Mixed into each annotator's queue; their answers measure accuracy and never enter the "
+        "clustering.", show_default=False,
+    ),
+    gold_rate: float = typer.Option(0.1, "--gold-rate", help="The share of gold pairs in each annotator's queue."),
     price: Optional[float] = PRICE,
     budget: Optional[str] = BUDGET,
     batch_size: Optional[int] = BATCH_SIZE,
@@ -122,18 +144,20 @@ def serve_annotate(
 ) -> None:
     """Collect similarity answers from people in the browser, for a clustering session.
 
-    Annotators open the printed URL, give their name, and answer one pair at a time with the keys 0 (not
+    Annotators open their link, read the instructions, and answer one pair at a time with the keys 0 (not
     similar at all) to 9 (the same), or skip with s. Each answer is stored in the session's database, with
     the annotator and the time, before the next pair is shown; a pair goes to one annotator at a time. The
     session's active learner (IU-RED by default) chooses the pairs. The coordinator's view, at /coordinator,
-    shows the answers so far, their cost at --price each, and the current clusters. The server can be stopped
-    at any time and started again with the same command: the session goes on, and `paucity cluster-session`
-    commands may work on the same session meanwhile.
+    shows the answers so far, their cost at --price each, each annotator's accuracy on gold pairs and agreement
+    with the others, and the current clusters; it invites, pauses and revokes annotators and exports the
+    answers. On this machine (127.0.0.1) with nobody invited, the page is open and annotators type their name.
+    The server can be stopped at any time and started again with the same command: the session goes on, and
+    `paucity cluster-session` commands may work on the same session meanwhile.
 
     \b
     Examples:
       paucity serve annotate photos.db --items items.csv --media photos/ --budget 300 --price 0.05
-      paucity serve annotate photos.db --host 0.0.0.0 --port 8051
+      paucity serve annotate photos.db --host 0.0.0.0 --port 8051 --invite alice bob --gold gold.csv
     """
     with one_line_errors():
         from .. import io
@@ -145,34 +169,66 @@ def serve_annotate(
         settings = session_settings(strategy=strategy, budget=budget, batch_size=batch_size, repeats=repeats,
                                     interleave=interleave, n_clusters=n_clusters, random_state=random_state,
                                     price=price)
+        given = {k: v for k, v in settings.items() if v is not None}
         if item_column is not None and items is None:
             from .._errors import ParameterError
 
             raise ParameterError("--item-column names the item column of --items; give --items too, or leave it out.")
+        text = None if instructions is None else _read_text(instructions, "--instructions")
+        example_table = None if examples is None else io.read_frame(examples, text_columns=["i", "j", "note"])
+        gold_table = None if gold is None else io.read_frame(gold, text_columns=["i", "j"])
         table = None
         if items is None:  # a session that does not exist: say so before listening
-            open_or_explain(database, **{k: v for k, v in settings.items() if v is not None}).close()
+            open_or_explain(database, **given).close()
         else:
             table = io.read_frame(items, text_columns=[item_column] if item_column else [])
             first = item_column or table.columns[0]
             table = io.read_frame(items, text_columns=[first, "text", "image"])
         sock = bind(host, port)
         try:
-            session = AnnotationSession(database, table, item_column=item_column, media=media,
-                                        **{k: v for k, v in settings.items() if v is not None})
-            token = None if is_loopback(host) else new_token()
-            app = annotate_app(session, token=token, local_only=token is None)
+            session = AnnotationSession(database, table, item_column=item_column, media=media, instructions=text,
+                                        examples=example_table, gold=gold_table, gold_rate=gold_rate, **given)
+            links = session.invite(_names(invite)) if invite else {}
+            token = new_token()
+            local = is_loopback(host)
+            app = annotate_app(session, token=token, local_only=local, open_when_uninvited=local)
         except BaseException:
             sock.close()
             raise
-    url = url_of(sock, host, token)
-    typer.echo(f"paucity annotation page: {url}")
-    typer.echo(f"coordinator: {url.replace('/?', '/coordinator?') if token else url + 'coordinator'}")
-    if token is not None and not quiet():
-        typer.echo("Every request needs the token above (open the URLs as printed, or send the X-Paucity-Token header).")
+    base = url_of(sock, host)
+    if local and not session.invited:
+        typer.echo(f"paucity annotation page: {base} (open to this machine: annotators type their name)")
+    else:
+        typer.echo(f"paucity annotation page: {base} (each annotator opens their own link)")
+    typer.echo(f"coordinator: {base}coordinator?token={token}")
+    for name, value in links.items():
+        if value is None:
+            typer.echo(f"  {name}: invited before; their link still works (a new one from the coordinator's page)")
+        else:
+            typer.echo(f"  {name}: {base}?token={value}")
     if not quiet():
-        typer.echo("Ctrl-C stops the server; starting it again with the same database goes on with the session.")
+        typer.echo("Keep the links to yourself: each one lets its holder in. Ctrl-C stops the server; starting it "
+                   "again with the same database goes on with the session.")
     run(app, sock)
+
+
+def _names(values: list[str]) -> list[str]:
+    """--invite alice --invite bob, or --invite "alice bob", or --invite alice,bob."""
+    names = []
+    for value in values:
+        names += [name for name in value.replace(",", " ").split() if name]
+    return names
+
+
+def _read_text(path: Path, option: str) -> str:
+    from ..io.formats import existing_file
+
+    try:
+        return existing_file(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        from .._errors import ReaderError
+
+        raise ReaderError(f"{path} is not UTF-8 text; {option} reads a Markdown or text file.") from None
 
 
 serve.command("annotate", cls=PaucityCommand)(serve_annotate)

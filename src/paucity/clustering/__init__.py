@@ -58,6 +58,7 @@ _WHERE = {
     "SessionStatus": "session",
     "SessionClusters": "session",
     "SessionExistsError": "session",
+    "SessionQuality": "agreement",
     "next_pairs": "session",
     "record_answers": "session",
     "withdraw_asks": "session",

@@ -37,6 +37,7 @@ import pandas as pd
 from .._errors import InputError, InputTypeError, ParameterError, ReaderError
 from .._validation import Instance, Interval, Options, check_parameter
 from ._checks import MIN_ITEMS, check_pairs, check_values
+from .agreement import SessionQuality
 from .files import check_columns, refuse_repeated
 
 __all__ = [
@@ -48,7 +49,10 @@ __all__ = [
     "SessionStatus",
     "SessionClusters",
     "SessionExistsError",
+    "SessionQuality",
     "check_annotator",
+    "check_key",
+    "hash_token",
     "next_pairs",
     "record_answers",
     "withdraw_asks",
@@ -431,6 +435,7 @@ class ClusteringSession:
         self._values: dict[tuple[int, int], list[float]] = {}
         self._sources: dict[tuple[int, int], list[str]] = {}
         self._answered_by: dict[str, set[tuple[int, int]]] = {}
+        self._excluded: frozenset = frozenset()  # the annotators whose answers the loop leaves out
         self._reference = None
 
     # -- opening -------------------------------------------------------------------------------------------------
@@ -667,6 +672,7 @@ class ClusteringSession:
         with self._lock:
             with self._writing() as write:
                 connection, asks, now = write.connection, write.asks, time.time()
+                self._refuse_stopped(holder, connection)
                 until = None if lease_seconds is None else now + lease_seconds
                 seen = self._seen_by(holder, connection) if holder != _UNNAMED else set()
                 taken = [ask.id for ask in asks if ask.annotator == holder]
@@ -702,7 +708,7 @@ class ClusteringSession:
                 settings=self._settings,
             )
 
-    def record(self, answers, *, source: str | None = None, annotator: str | None = None,
+    def record(self, answers, *, source: str | None = None, annotator: str | None = None, key: str | None = None,
                cluster: bool = True) -> SessionAnswers:
         """Record answers to the pairs the session asked, and cluster every answer so far.
 
@@ -727,6 +733,10 @@ class ClusteringSession:
             The annotator answering: each pair must then be one they hold
             (or one nobody holds that they neither answered nor skipped).
             None accepts answers to any waiting pair.
+        key : str, optional
+            The request's idempotency key (8 to 100 letters, digits, ``-`` or
+            ``_``): a request sent again with the same key (its first reply was
+            lost) records nothing more and reports its answers as recorded before.
         cluster : bool, default=True
             Cluster every answer so far (one eigen-update). The annotation
             page, which shows the next pair instead, leaves it out: the
@@ -737,6 +747,7 @@ class ClusteringSession:
         SessionAnswers
         """
         holder = None if annotator is None else check_annotator(annotator)
+        key = None if key is None else check_key(key)
         if source is None:
             source = holder if holder is not None else "answers"
         check_parameter(source, "source", [Instance(str, description="a string")], owner="ClusteringSession.record")
@@ -767,13 +778,16 @@ class ClusteringSession:
         with self._lock:
             with self._writing() as write:
                 connection, now = write.connection, time.time()
+                if holder is not None:
+                    self._refuse_stopped(holder, connection)
+                repeated = key is not None and not self._new_key(key, holder or source, connection)
                 waiting: dict[tuple[int, int], list] = {}
                 for ask in write.asks:
                     waiting.setdefault((ask.i, ask.j), []).append(ask)
                 seen = self._seen_by(holder, connection) if holder is not None else set()
                 take = np.zeros(len(rows), dtype=bool)
                 taken_at: dict[tuple[int, int], object] = {}
-                for k, (i, j) in enumerate(pairs):
+                for k, (i, j) in enumerate(pairs if not repeated else ()):  # a request sent again: recorded then
                     key = (int(i), int(j))
                     shown = f"({first[k]!r}, {second[k]!r})"
                     if waiting.get(key):
@@ -879,13 +893,18 @@ class ClusteringSession:
             self._store.hold(ids, annotator=None, lease_until=None, connection=connection)
             return len(ids)
 
-    def skip(self, annotator: str, i: str, j: str) -> None:
-        """``annotator`` gives the pair (i, j) back unanswered: someone else gets it, they never get it again."""
+    def skip(self, annotator: str, i: str, j: str, *, key: str | None = None) -> None:
+        """``annotator`` gives the pair (i, j) back unanswered: someone else gets it, they never get it again.
+
+        ``key``: the request's idempotency key, as :meth:`record` takes it (a skip sent again does nothing)."""
         holder = check_annotator(annotator)
+        request = None if key is None else check_key(key)
         key, shown = self._pair_of(i, j)
         with self._lock:
             with self._writing() as write:
                 connection = write.connection
+                if request is not None and not self._new_key(request, holder, connection):
+                    return
                 asks = [ask for ask in write.asks if (ask.i, ask.j) == key]
                 if not asks:
                     raise ParameterError(f"the pair {shown} does not wait for an answer (answered already, or "
@@ -919,6 +938,236 @@ class ClusteringSession:
         if self._loop is not None:
             self._loop.budget = measurements
         return self
+
+    # -- annotators: access, pause, exclusion -------------------------------------------------------------------
+    def invite(self, names) -> dict[str, str | None]:
+        """Give each annotator named a personal access token: ``{name: token}``, None for one invited already.
+
+        Only a token's SHA-256 hash is kept in the database: the token is
+        shown this once (the annotation page puts it in the annotator's
+        link). An annotator invited already keeps their token (None here);
+        :meth:`new_link` gives them a new one.
+        """
+        names = [check_annotator(name) for name in _names(names)]
+        tokens: dict[str, str | None] = {}
+        with self._lock, self._store.transaction(lock=True) as connection:
+            known = self._annotator_rows(connection)
+            for name in names:
+                row = known.get(name)
+                if row is not None and row.token_hash is not None:
+                    tokens[name] = None
+                    continue
+                token = new_token()
+                self._put_annotator(connection, name, token_hash=hash_token(token), state="active",
+                                    excluded=bool(row.excluded) if row is not None else False, known=row is not None)
+                tokens[name] = token
+        return tokens
+
+    def new_link(self, annotator: str) -> str:
+        """A new access token for ``annotator`` (the old one stops working at once); a revoked annotator is active
+        again with it."""
+        name = check_annotator(annotator)
+        token = new_token()
+        with self._lock, self._store.transaction(lock=True) as connection:
+            row = self._annotator_rows(connection).get(name)
+            self._put_annotator(connection, name, token_hash=hash_token(token), state="active",
+                                excluded=bool(row.excluded) if row is not None else False, known=row is not None)
+        return token
+
+    def pause(self, annotator: str) -> None:
+        """Stop handing pairs to ``annotator`` (their pairs go back to the others); :meth:`resume` lets them go on."""
+        self._set_state(annotator, "paused")
+
+    def resume(self, annotator: str) -> None:
+        """Let a paused annotator answer again."""
+        self._set_state(annotator, "active")
+
+    def revoke(self, annotator: str) -> None:
+        """End ``annotator``'s access at once: their token no longer works and their pairs go back to the others."""
+        self._set_state(annotator, "revoked")
+
+    def exclude(self, annotator: str, excluded: bool = True) -> None:
+        """Leave every answer of ``annotator`` (or of an answers file, by its source name) out of the clustering,
+        or, with ``excluded=False``, take them in again. The answers stay in the database, marked; excluded
+        answers do not count against the budget, so their pairs may be asked again."""
+        name = check_annotator(annotator)
+        with self._lock, self._store.transaction(lock=True) as connection:
+            row = self._annotator_rows(connection).get(name)
+            self._put_annotator(connection, name, token_hash=None if row is None else row.token_hash,
+                                state="active" if row is None else row.state, excluded=bool(excluded),
+                                known=row is not None)
+
+    def identify(self, token: str) -> tuple[str, str] | None:
+        """The annotator a token belongs to, and their state (``"active"``, ``"paused"`` or ``"revoked"``); None for
+        a token that is not an annotator's."""
+        import sqlalchemy as sa
+
+        if not isinstance(token, str) or not token or len(token) > 200:
+            return None
+        table = self._store.table("annotators")
+        rows = self._store.rows(sa.select(table.c.name, table.c.state).where(table.c.token_hash == hash_token(token)))
+        return (str(rows[0][0]), str(rows[0][1])) if rows else None
+
+    def annotators(self) -> pd.DataFrame:
+        """Every annotator the session knows: annotator, state, invited (holds a token), excluded."""
+        rows = sorted(self._annotator_rows().values(), key=lambda row: row.name)
+        return pd.DataFrame({
+            "annotator": pd.array([row.name for row in rows], dtype=object),
+            "state": pd.array([row.state for row in rows], dtype=object),
+            "invited": np.array([row.token_hash is not None for row in rows], dtype=bool),
+            "excluded": np.array([bool(row.excluded) for row in rows], dtype=bool),
+        })
+
+    # -- gold pairs ----------------------------------------------------------------------------------------------
+    def add_gold(self, pairs) -> int:
+        """Add pairs whose answer is known (columns i, j and value, a similarity in [0, 1]; the same pair again
+        replaces its value). Gold pairs are shown to annotators like any other (the annotation page mixes them in)
+        and their answers measure each annotator's accuracy; they are never measurements of the clustering.
+        Returns the number of gold pairs."""
+        frame = _answers_frame(pairs)
+        if frame["value"].isna().any():
+            row = frame.index[int(np.flatnonzero(frame["value"].isna().to_numpy())[0])]
+            raise InputError(f"gold row {row} has no value; a gold pair needs its known similarity in [0, 1].")
+        import sqlalchemy as sa
+
+        rows = []
+        for row, a, b, value in zip(frame.index, frame["i"], frame["j"], frame["value"]):
+            for name in (a, b):
+                if name not in self._position:
+                    raise InputError(f"gold row {row} names {name!r}, which is not an item of the session "
+                                     f"({_few(self._items)}).")
+            if a == b:
+                raise InputError(f"gold row {row} pairs {a!r} with itself; a gold pair is two items.")
+            if not 0 <= value <= 1:
+                raise InputError(f"gold row {row} gives {float(value)!r} for ({a!r}, {b!r}); a known similarity is "
+                                 "in [0, 1].")
+            i, j = sorted((self._position[a], self._position[b]))
+            rows.append({"i": i, "j": j, "value": float(value)})
+        table = self._store.table("gold")
+        with self._lock, self._store.transaction(lock=True) as connection:
+            for values in rows:
+                connection.execute(sa.delete(table).where(table.c.i == values["i"], table.c.j == values["j"]))
+                connection.execute(table.insert(), values)
+            return int(connection.execute(sa.select(sa.func.count()).select_from(table)).scalar_one())
+
+    def gold(self) -> pd.DataFrame:
+        """The gold pairs: i, j (item names), value (the known similarity)."""
+        table = self._store.table("gold")
+        rows = self._store.rows(table.select().order_by(table.c.i, table.c.j))
+        names = np.asarray(self._items, dtype=object)
+        return pd.DataFrame({"i": names[[row.i for row in rows]] if rows else [],
+                             "j": names[[row.j for row in rows]] if rows else [],
+                             "value": [float(row.value) for row in rows]})
+
+    def gold_pair(self, annotator: str, *, take: bool) -> tuple[str, str] | None:
+        """The gold pair on ``annotator``'s screen; with ``take``, when none is, a gold pair they have not answered,
+        put on their screen. None when there is none."""
+        import sqlalchemy as sa
+
+        holder = check_annotator(annotator)
+        names = self._items
+        with self._lock, self._store.transaction(lock=take) as connection:
+            row = self._annotator_rows(connection).get(holder)
+            if row is not None and row.gold_i is not None:
+                return names[row.gold_i], names[row.gold_j]
+            if not take:
+                return None
+            self._refuse_stopped(holder, connection)
+            answers = self._store.table("gold_answers")
+            done = {(int(i), int(j)) for i, j in connection.execute(
+                sa.select(answers.c.i, answers.c.j).where(answers.c.annotator == holder))}
+            skipped = self._store.skipped_by(holder, connection=connection)
+            gold = self._store.table("gold")
+            for i, j in connection.execute(sa.select(gold.c.i, gold.c.j).order_by(gold.c.i, gold.c.j)):
+                if (i, j) not in done and (i, j) not in skipped:
+                    self._put_annotator(connection, holder, token_hash=None if row is None else row.token_hash,
+                                        state="active" if row is None else row.state,
+                                        excluded=False if row is None else bool(row.excluded),
+                                        known=row is not None, gold=(i, j))
+                    return names[i], names[j]
+            return None
+
+    def record_gold(self, annotator: str, i: str, j: str, value: float, *, key: str | None = None) -> bool:
+        """Record ``annotator``'s answer (a similarity in [0, 1]) to the gold pair on their screen; returns False
+        when the request was recorded before (its key seen) or the pair is not their gold pair."""
+        import sqlalchemy as sa
+
+        holder = check_annotator(annotator)
+        request = None if key is None else check_key(key)
+        pair, _ = self._pair_of(i, j)
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
+            raise ParameterError(f"value must be a similarity in [0, 1], got {value!r}.")
+        with self._lock, self._store.transaction(lock=True) as connection:
+            if request is not None and not self._new_key(request, holder, connection):
+                return False
+            row = self._annotator_rows(connection).get(holder)
+            if row is None or (row.gold_i, row.gold_j) != pair:
+                return False
+            gold = self._store.table("gold")
+            known = connection.execute(sa.select(gold.c.value).where(gold.c.i == pair[0], gold.c.j == pair[1])).scalar()
+            connection.execute(self._store.table("gold_answers").insert(), {
+                "i": pair[0], "j": pair[1], "value": float(value), "gold": float(known), "annotator": holder,
+                "time": time.time()})
+            self._put_annotator(connection, holder, token_hash=row.token_hash, state=row.state,
+                                excluded=bool(row.excluded), known=True, gold=None)
+            return True
+
+    def skip_gold(self, annotator: str) -> None:
+        """``annotator`` skips the gold pair on their screen (it is not shown to them again)."""
+        holder = check_annotator(annotator)
+        with self._lock, self._store.transaction(lock=True) as connection:
+            row = self._annotator_rows(connection).get(holder)
+            if row is None or row.gold_i is None:
+                return
+            self._store.add_skip(row.gold_i, row.gold_j, holder, connection=connection)
+            self._put_annotator(connection, holder, token_hash=row.token_hash, state=row.state,
+                                excluded=bool(row.excluded), known=True, gold=None)
+
+    def gold_answers(self) -> pd.DataFrame:
+        """Every answer to a gold pair: i, j (item names), value, gold (the known value), annotator, time."""
+        table = self._store.table("gold_answers")
+        rows = self._store.rows(table.select().order_by(table.c.id))
+        names = np.asarray(self._items, dtype=object)
+        return pd.DataFrame({
+            "i": pd.array([names[row.i] for row in rows], dtype=object),
+            "j": pd.array([names[row.j] for row in rows], dtype=object),
+            "value": np.array([row.value for row in rows], dtype=np.float64),
+            "gold": np.array([row.gold for row in rows], dtype=np.float64),
+            "annotator": pd.array([row.annotator for row in rows], dtype=object),
+            "time": np.array([row.time for row in rows], dtype=np.float64),
+        })
+
+    # -- quality and export --------------------------------------------------------------------------------------
+    def export(self) -> pd.DataFrame:
+        """Every answer, gold answers included: i, j, value, annotator, time, gold (True for a gold pair's answer),
+        gold_value (the known value, NaN otherwise), excluded (an excluded annotator's answer), in the order given."""
+        answers = self.answers()
+        excluded = self._excluded_sources()
+        real = pd.DataFrame({
+            "i": answers["i"], "j": answers["j"], "value": answers["value"], "annotator": answers["source"],
+            "time": answers["time"], "gold": False, "gold_value": np.nan,
+            "excluded": answers["source"].isin(excluded).to_numpy(),
+        })
+        gold = self.gold_answers()
+        marked = pd.DataFrame({
+            "i": gold["i"], "j": gold["j"], "value": gold["value"], "annotator": gold["annotator"],
+            "time": gold["time"], "gold": True, "gold_value": gold["gold"],
+            "excluded": gold["annotator"].isin(excluded).to_numpy(),
+        })
+        frames = [frame for frame in (real, marked) if len(frame)]
+        if not frames:
+            return real
+        return pd.concat(frames, ignore_index=True).sort_values("time", kind="stable").reset_index(drop=True)
+
+    def quality(self) -> SessionQuality:
+        """Each annotator's accuracy on gold pairs and agreement with the others, and Krippendorff's alpha.
+
+        See :func:`~paucity.clustering.agreement.annotator_quality`."""
+        from .agreement import annotator_quality
+
+        table = self.export()
+        states = self.annotators()
+        return annotator_quality(table, states)
 
     # -- reading -------------------------------------------------------------------------------------------------
     def status(self) -> SessionStatus:
@@ -968,6 +1217,35 @@ class ClusteringSession:
         frame["i"] = names[frame["i"].to_numpy()]
         frame["j"] = names[frame["j"].to_numpy()]
         return frame
+
+    def held_by(self, annotator: str) -> list[tuple[str, str]]:
+        """The pairs ``annotator`` holds now (whose lease has not ended), in the order asked."""
+        holder = check_annotator(annotator)
+        now = time.time()
+        names = self._items
+        return [(names[ask.i], names[ask.j]) for ask in self._store.pending_rows()
+                if ask.annotator == holder and not (ask.lease_until is not None and ask.lease_until < now)]
+
+    def answer_count(self, annotator: str) -> tuple[int, int]:
+        """How many answers ``annotator`` gave: to real pairs, and to gold pairs."""
+        import sqlalchemy as sa
+
+        measurements, gold = self._store.table("measurements"), self._store.table("gold_answers")
+        query = sa.select(
+            sa.select(sa.func.count()).select_from(measurements).where(measurements.c.source == annotator)
+            .scalar_subquery(),
+            sa.select(sa.func.count()).select_from(gold).where(gold.c.annotator == annotator).scalar_subquery(),
+        )
+        real, golden = self._store.rows(query)[0]
+        return int(real), int(golden)
+
+    def state_of(self, annotator: str) -> str:
+        """``"active"``, ``"paused"`` or ``"revoked"`` (an annotator the session does not know is active)."""
+        import sqlalchemy as sa
+
+        table = self._store.table("annotators")
+        rows = self._store.rows(sa.select(table.c.state).where(table.c.name == annotator))
+        return str(rows[0][0]) if rows else "active"
 
     def answer_counts(self) -> dict[str, int]:
         """Answers per source (the annotator, or the file they came from)."""
@@ -1033,7 +1311,7 @@ class ClusteringSession:
         """One transaction holding the database's write lock, the loop brought up to it: yields a
         :class:`_Write` (its ``connection`` and the pending ``asks``). A caller sets ``changed`` before it changes
         the loop: if the transaction then fails, the loop is read again from the database by the next verb."""
-        self._catch_up()  # the bulk of a replay, outside the lock
+        self._catch_up(exclusions=False)  # the bulk of a replay, outside the lock
         write = _Write()
         try:
             with self._store.transaction(lock=True) as connection:
@@ -1064,20 +1342,36 @@ class ClusteringSession:
             self._seen = 0
             self._values, self._sources, self._answered_by = {}, {}, {}
 
-    def _catch_up(self, connection=None) -> None:
-        """Give the loop the answers recorded since it last read them (outside the lock: the bulk of a replay)."""
+    def _catch_up(self, connection=None, *, exclusions: bool = True) -> None:
+        """Give the loop the answers recorded since it last read them (outside the lock: the bulk of a replay).
+
+        Answers of excluded annotators are left out of the loop; when the coordinator excludes (or takes back)
+        one, the loop is built again from every answer (``exclusions=False`` skips that check, which the locked
+        transaction that follows makes)."""
+        excluded = self._excluded_sources(connection) if exclusions else self._excluded
+        if excluded != self._excluded:
+            self._loop, self._excluded = None, excluded
         self._ensure_loop()
         n = len(self._items)
         for order, i, j, value, source in self._store.measurement_rows(after=self._seen, connection=connection):
             if not 0 <= i < j < n:
                 raise ReaderError(f"{self.database} is damaged: it holds a measurement of the pair ({i}, {j}) of "
                                   f"a session over {n} items.")
+            self._seen = order
+            self._answered_by.setdefault(source, set()).add((i, j))
+            if source in excluded:
+                continue
             value = float(value)
             self._loop.remember_measurement(i, j, value)
             self._values.setdefault((i, j), []).append(value)
             self._sources.setdefault((i, j), []).append(source)
-            self._answered_by.setdefault(source, set()).add((i, j))
-            self._seen = order
+
+    def _excluded_sources(self, connection=None) -> frozenset:
+        import sqlalchemy as sa
+
+        table = self._store.table("annotators")
+        rows = self._store.rows(sa.select(table.c.name).where(table.c.excluded.is_(True)), connection)
+        return frozenset(row[0] for row in rows)
 
     def _sync(self, connection) -> list:
         """Bring the loop up to the database in ``connection``: the answers since its last read, and every pending
@@ -1099,6 +1393,59 @@ class ClusteringSession:
             self._budget = _measurements(self._settings, len(self._items))
             if self._loop is not None:
                 self._loop.budget = self._budget
+
+    def _annotator_rows(self, connection=None) -> dict:
+        table = self._store.table("annotators")
+        return {row.name: row for row in self._store.rows(table.select(), connection)}
+
+    def _put_annotator(self, connection, name: str, *, token_hash, state: str, excluded: bool, known: bool,
+                       gold=False) -> None:
+        """Write an annotator's row (``gold``: the gold pair on their screen, None for none, False to keep it)."""
+        import sqlalchemy as sa
+
+        table = self._store.table("annotators")
+        values = {"token_hash": token_hash, "state": state, "excluded": bool(excluded), "changed": time.time()}
+        if gold is not False:
+            values.update(gold_i=None if gold is None else int(gold[0]), gold_j=None if gold is None else int(gold[1]))
+        if known:
+            connection.execute(sa.update(table).where(table.c.name == name).values(**values))
+        else:
+            values.setdefault("gold_i", None)
+            values.setdefault("gold_j", None)
+            connection.execute(table.insert(), {"name": name, **values})
+
+    def _set_state(self, annotator: str, state: str) -> None:
+        name = check_annotator(annotator)
+        with self._lock, self._store.transaction(lock=True) as connection:
+            row = self._annotator_rows(connection).get(name)
+            gold = None if state != "active" else False
+            self._put_annotator(connection, name, token_hash=None if row is None else row.token_hash, state=state,
+                                excluded=False if row is None else bool(row.excluded), known=row is not None,
+                                gold=gold)
+            if state != "active":  # their pairs go back to the others at once
+                ids = [ask.id for ask in self._store.pending_rows(connection=connection) if ask.annotator == name]
+                self._store.hold(ids, annotator=None, lease_until=None, connection=connection)
+
+    def _refuse_stopped(self, annotator: str, connection) -> None:
+        """A paused or revoked annotator neither gets pairs nor answers."""
+        import sqlalchemy as sa
+
+        if annotator == _UNNAMED:
+            return
+        table = self._store.table("annotators")
+        state = connection.execute(sa.select(table.c.state).where(table.c.name == annotator)).scalar()
+        if state in ("paused", "revoked"):
+            raise ParameterError(f"{annotator!r} is {state} by the coordinator: no more pairs or answers for now.")
+
+    def _new_key(self, key: str, annotator: str, connection) -> bool:
+        """Remember a request's key; False when it was seen before (the request is a repeat)."""
+        import sqlalchemy as sa
+
+        table = self._store.table("request_keys")
+        if connection.execute(sa.select(table.c.key).where(table.c.key == key)).first() is not None:
+            return False
+        connection.execute(table.insert(), {"key": key, "annotator": annotator, "time": time.time()})
+        return True
 
     def _recorded_before(self, key, value: float, holder: str | None) -> bool:
         """The same answer to the same pair is recorded (by ``holder``, when one answers)."""
@@ -1161,6 +1508,41 @@ def check_annotator(annotator) -> str:
             f"got {shown!r}."
         )
     return text
+
+
+def check_key(key) -> str:
+    """A request's idempotency key: 8 to 100 letters, digits, ``-`` or ``_``."""
+    if not isinstance(key, str) or not 8 <= len(key) <= 100 or not all(c.isascii() and (c.isalnum() or c in "-_")
+                                                                        for c in key):
+        shown = key[:40] if isinstance(key, str) else key
+        raise ParameterError(f"key must be 8 to 100 letters, digits, - or _ (a random id per request), got {shown!r}.")
+    return key
+
+
+def new_token() -> str:
+    """A fresh random access token (192 bits, URL-safe)."""
+    import secrets
+
+    return secrets.token_urlsafe(24)
+
+
+def hash_token(token: str) -> str:
+    """The SHA-256 hex digest of a token: what the database keeps instead of the token.
+
+    Examples
+    --------
+    >>> hash_token("abc")[:16]
+    'ba7816bf8f01cfea'
+    """
+    import hashlib
+
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _names(names) -> list:
+    if isinstance(names, str) or not hasattr(names, "__iter__"):
+        raise InputTypeError(f"names must be a list of annotator names, got {names!r}.")
+    return list(names)
 
 
 def check_items(items) -> list[str]:

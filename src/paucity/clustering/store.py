@@ -40,10 +40,13 @@ Ask = namedtuple("Ask", "id i j annotator lease_until")
 #: What the store writes in its ``paucity_store`` table, to recognize its own databases.
 STORE_FORMAT = "paucity.clustering measurement store"
 #: 2: pending asks name the annotator who holds them (and until when); skipped pairs have a table.
-STORE_VERSION = 2
+#: 3: annotators (hashed access tokens, paused or revoked, answers excluded), gold pairs and their answers, and the
+#: keys of the requests that recorded answers (a request sent twice records once).
+STORE_VERSION = 3
 #: The driver a ``postgresql://`` URL is opened with (the ``postgres`` extra installs it).
 POSTGRES_DRIVER = "psycopg"
-_TABLES = ("paucity_store", "paucity_measurements", "paucity_pending", "paucity_skips")
+_TABLES = ("paucity_store", "paucity_measurements", "paucity_pending", "paucity_skips", "paucity_annotators",
+           "paucity_gold", "paucity_gold_answers", "paucity_request_keys")
 _V1_TABLES = ("paucity_store", "paucity_measurements", "paucity_pending")
 #: The key of PostgreSQL's transaction-scoped advisory lock that serializes the writers of a store.
 _LOCK_KEY = 0x70617563697479  # "paucity" in ASCII
@@ -242,7 +245,8 @@ class MeasurementStore:
         )
 
     def _upgrade(self, connection) -> None:
-        """Bring a version-1 store to version 2: annotators and leases on pending asks, a table of skips."""
+        """Bring an older store to this version: annotators and leases on pending asks (2), and the tables of
+        skips (2), annotators, gold pairs and request keys (3)."""
         import sqlalchemy as sa
 
         meta = _metadata_in(connection, self._tables["store"])
@@ -255,7 +259,10 @@ class MeasurementStore:
         if "lease_until" not in names:
             kind = "DOUBLE PRECISION" if connection.dialect.name == "postgresql" else "FLOAT"
             connection.execute(sa.text(f"ALTER TABLE paucity_pending ADD COLUMN lease_until {kind}"))
-        self._tables["skips"].create(connection, checkfirst=True)
+        for name in ("skips", "annotators", "gold", "gold_answers", "request_keys"):
+            self._tables[name].create(connection, checkfirst=True)
+        for index in self._tables["measurements"].indexes:
+            index.create(connection, checkfirst=True)
         _write_metadata(connection, self._tables["store"], {"version": str(STORE_VERSION)})
 
     @property
@@ -310,7 +317,7 @@ class MeasurementStore:
                 ) from None
             raise ReaderError(f"cannot use {self.shown}: {reason}") from None
 
-    def _read(self, query, connection=None) -> list:
+    def rows(self, query, connection=None) -> list:
         """The rows of ``query``, read in ``connection`` or in a read transaction of their own."""
         if connection is not None:
             return connection.execute(query).all()
@@ -351,7 +358,7 @@ class MeasurementStore:
     # -- settings ------------------------------------------------------------------------------------------------
     def read_metadata(self, *, connection=None) -> dict[str, str]:
         """The key/value settings the store holds, read in ``connection`` (a transaction of its own by default)."""
-        return {row.key: row.value for row in self._read(self._table("store").select(), connection)}
+        return {row.key: row.value for row in self.rows(self._table("store").select(), connection)}
 
     @property
     def metadata(self) -> dict[str, str]:
@@ -399,6 +406,11 @@ class MeasurementStore:
                 f"{self.shown} holds a session over {known} items, but n_items={n_items} was given; "
                 f"pass n_items={known}, or a new database for the new items."
             )
+
+    def table(self, name: str):
+        """The SQLAlchemy table ``name`` (store, measurements, pending, skips, annotators, gold, gold_answers,
+        request_keys), for the session that owns the store to read and write in its transactions."""
+        return self._table(name)
 
     def _table(self, name: str):
         if self._tables is None:
@@ -478,7 +490,7 @@ class MeasurementStore:
 
         table = self._table("pending")
         query = sa.select(table.c.id, table.c.i, table.c.j, table.c.annotator, table.c.lease_until).order_by(table.c.id)
-        return [Ask(*row) for row in self._read(query, connection)]
+        return [Ask(*row) for row in self.rows(query, connection)]
 
     def measurement_rows(self, *, after: int = 0, connection=None) -> list:
         """The measurements whose order is larger than ``after``, as (order, i, j, value, source) tuples."""
@@ -487,12 +499,12 @@ class MeasurementStore:
         table = self._table("measurements")
         query = (sa.select(table.c.id, table.c.i, table.c.j, table.c.value, table.c.source)
                  .where(table.c.id > int(after)).order_by(table.c.id))
-        return [tuple(row) for row in self._read(query, connection)]
+        return [tuple(row) for row in self.rows(query, connection)]
 
     def pending_asks(self, *, connection=None) -> pd.DataFrame:
         """Every pending ask in the order asked: id, i, j, time, annotator (None: held by nobody), lease_until."""
         table = self._table("pending")
-        rows = self._read(table.select().order_by(table.c.id), connection)
+        rows = self.rows(table.select().order_by(table.c.id), connection)
         return pd.DataFrame(
             {
                 "id": np.array([row.id for row in rows], dtype=np.int64),
@@ -620,12 +632,12 @@ class MeasurementStore:
 
         table = self._table("skips")
         query = sa.select(table.c.i, table.c.j).where(table.c.annotator == str(annotator))
-        return {(int(i), int(j)) for i, j in self._read(query, connection)}
+        return {(int(i), int(j)) for i, j in self.rows(query, connection)}
 
     def skips(self, *, connection=None) -> pd.DataFrame:
         """Every skip in order: i, j, annotator, time."""
         table = self._table("skips")
-        rows = self._read(table.select().order_by(table.c.id), connection)
+        rows = self.rows(table.select().order_by(table.c.id), connection)
         return pd.DataFrame(
             {
                 "i": np.array([row.i for row in rows], dtype=np.int64),
@@ -645,7 +657,7 @@ class MeasurementStore:
         from them only).
         """
         table = self._table("measurements")
-        frame = _measurement_frame(self._read(table.select().where(table.c.id > int(after)).order_by(table.c.id),
+        frame = _measurement_frame(self.rows(table.select().where(table.c.id > int(after)).order_by(table.c.id),
                                               connection))
         frame["repeat"] = frame.groupby(["i", "j"]).cumcount().to_numpy(dtype=np.int64) + 1
         return frame
@@ -653,7 +665,7 @@ class MeasurementStore:
     def recent(self, n: int, *, connection=None) -> pd.DataFrame:
         """The last ``n`` measurements, newest first: order, i, j, value, time, source."""
         table = self._table("measurements")
-        return _measurement_frame(self._read(table.select().order_by(table.c.id.desc()).limit(int(n)), connection))
+        return _measurement_frame(self.rows(table.select().order_by(table.c.id.desc()).limit(int(n)), connection))
 
     def counts_by_source(self, *, connection=None) -> dict[str, int]:
         """Measurements per source (an annotator, a file, an oracle)."""
@@ -661,13 +673,13 @@ class MeasurementStore:
 
         table = self._table("measurements")
         query = sa.select(table.c.source, sa.func.count()).group_by(table.c.source)
-        return {str(source): int(count) for source, count in self._read(query, connection)}
+        return {str(source): int(count) for source, count in self.rows(query, connection)}
 
     def __len__(self) -> int:
         import sqlalchemy as sa
 
         table = self._table("measurements")
-        return int(self._read(sa.select(sa.func.count()).select_from(table))[0][0])
+        return int(self.rows(sa.select(sa.func.count()).select_from(table))[0][0])
 
     def estimates(self) -> SimilarityEstimates:
         """Running estimates of every measured pair (seed 003, §2.5): median, repeats, σ̂."""
@@ -832,6 +844,7 @@ def _schema() -> dict:
         sa.Column("time", sa.Float(precision=53), nullable=False),
         sa.Column("source", sa.Text, nullable=False),
     )
+    sa.Index("paucity_measurements_source", measurements.c.source)
     pending = sa.Table(
         "paucity_pending", metadata,
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
@@ -849,7 +862,41 @@ def _schema() -> dict:
         sa.Column("annotator", sa.Text, nullable=False),
         sa.Column("time", sa.Float(precision=53), nullable=False),
     )
-    return {"store": store, "measurements": measurements, "pending": pending, "skips": skips}
+    annotators = sa.Table(
+        "paucity_annotators", metadata,
+        sa.Column("name", sa.String(200), primary_key=True),
+        sa.Column("token_hash", sa.String(64), nullable=True, unique=True),  # SHA-256 of the access token
+        sa.Column("state", sa.String(16), nullable=False),  # active, paused or revoked
+        sa.Column("excluded", sa.Boolean, nullable=False),  # their answers left out of the clustering
+        sa.Column("gold_i", sa.Integer, nullable=True),  # the gold pair on their screen
+        sa.Column("gold_j", sa.Integer, nullable=True),
+        sa.Column("changed", sa.Float(precision=53), nullable=False),
+    )
+    gold = sa.Table(
+        "paucity_gold", metadata,
+        sa.Column("i", sa.Integer, primary_key=True),
+        sa.Column("j", sa.Integer, primary_key=True),
+        sa.Column("value", sa.Float(precision=53), nullable=False),
+    )
+    gold_answers = sa.Table(
+        "paucity_gold_answers", metadata,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("i", sa.Integer, nullable=False),
+        sa.Column("j", sa.Integer, nullable=False),
+        sa.Column("value", sa.Float(precision=53), nullable=False),
+        sa.Column("gold", sa.Float(precision=53), nullable=False),
+        sa.Column("annotator", sa.Text, nullable=False),
+        sa.Column("time", sa.Float(precision=53), nullable=False),
+    )
+    sa.Index("paucity_gold_answers_annotator", gold_answers.c.annotator)
+    request_keys = sa.Table(
+        "paucity_request_keys", metadata,
+        sa.Column("key", sa.String(100), primary_key=True),
+        sa.Column("annotator", sa.Text, nullable=False),
+        sa.Column("time", sa.Float(precision=53), nullable=False),
+    )
+    return {"store": store, "measurements": measurements, "pending": pending, "skips": skips,
+            "annotators": annotators, "gold": gold, "gold_answers": gold_answers, "request_keys": request_keys}
 
 
 def _measurement_frame(rows) -> pd.DataFrame:

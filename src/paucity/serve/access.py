@@ -1,12 +1,24 @@
-"""The access token of a server reachable from other machines: one random token per run, checked on every request."""
+"""Who may use a page: the coordinator's token, each annotator's own token, or an open server on this machine.
+
+A server reachable from other machines needs a token on every request. The
+marker explorer has one, printed with its URL. The annotation page has two
+kinds: the coordinator's (printed with the coordinator's URL, new each run) and
+one per annotator (their personal link: a token whose SHA-256 hash is kept in
+the session's database, so that revoking it takes effect at once). On the
+loopback interface, with no annotator invited, a page is open to whoever uses
+this machine, as before tokens existed.
+"""
 
 from __future__ import annotations
 
 import ipaddress
 import json
 import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
 
-__all__ = ["TokenGuard", "new_token", "is_loopback", "TOKEN_HEADER", "TOKEN_COOKIE", "TOKEN_QUERY"]
+__all__ = ["Access", "Role", "AccessGuard", "role_of", "new_token", "is_loopback", "TOKEN_HEADER", "TOKEN_COOKIE",
+           "TOKEN_QUERY", "ROLE_KEY"]
 
 #: The request header that may carry the token (scripts).
 TOKEN_HEADER = "x-paucity-token"
@@ -14,6 +26,8 @@ TOKEN_HEADER = "x-paucity-token"
 TOKEN_COOKIE = "paucity_token"
 #: The query parameter that may carry the token (the printed URL).
 TOKEN_QUERY = "token"
+#: Where the request's :class:`Role` is kept in the ASGI scope's state.
+ROLE_KEY = "paucity_role"
 
 
 def new_token() -> str:
@@ -45,49 +59,99 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-class TokenGuard:
-    """ASGI middleware that refuses, with 401, every request that does not carry ``token``.
+@dataclass(frozen=True)
+class Role:
+    """Who a request comes from: ``kind`` is ``"coordinator"``, ``"annotator"`` (``name``, ``state``: active or
+    paused) or ``"open"`` (an open server: anyone on this machine, who says their own name)."""
 
-    The token may come as the ``X-Paucity-Token`` header, the ``token``
-    query parameter or the ``paucity_token`` cookie; a request that brings it
-    in the query parameter gets the cookie back (HttpOnly, SameSite=Strict),
-    so the page's images and scripts load without it. With ``token=None``
-    every request passes.
+    kind: str
+    name: str | None = None
+    state: str | None = None
+
+
+class Access:
+    """Which token gives which role.
+
+    Parameters
+    ----------
+    coordinator_token : str, optional
+        The coordinator's token (the marker explorer's only token).
+    annotator : callable, optional
+        ``annotator(token)`` gives ``(name, state)`` for an annotator's token, None for any other.
+    is_open : callable, optional
+        ``is_open()`` says whether requests without a token are let in (an open server); by default, when
+        there is no coordinator token.
+
+    Examples
+    --------
+    >>> access = Access("c0ord", annotator=lambda t: ("ann", "active") if t == "ann-t" else None,
+    ...                 is_open=lambda: False)
+    >>> access.role("c0ord").kind, access.role("ann-t").name, access.role("guess"), access.role(None)
+    ('coordinator', 'ann', None, None)
     """
 
-    def __init__(self, app, token: str | None):
+    def __init__(self, coordinator_token: str | None = None, *, annotator: Callable | None = None,
+                 is_open: Callable[[], bool] | None = None):
+        self.coordinator_token = coordinator_token
+        self._annotator = annotator
+        self._is_open = is_open if is_open is not None else (lambda: coordinator_token is None)
+
+    def role(self, token: str | None) -> Role | None:
+        """The role of a request that carries ``token`` (None: none), or None when it may not come in.
+
+        A revoked annotator's token gives a role of state ``"revoked"``, which the guard refuses."""
+        if token:
+            if self.coordinator_token is not None and secrets.compare_digest(token.encode(),
+                                                                            self.coordinator_token.encode()):
+                return Role("coordinator")
+            if self._annotator is not None:
+                found = self._annotator(token)
+                if found is not None:
+                    return Role("annotator", found[0], found[1])
+        if self._is_open():
+            return Role("open")
+        return None
+
+
+class AccessGuard:
+    """ASGI middleware: each request's :class:`Role` in ``scope["state"][ROLE_KEY]``, or 401.
+
+    The token may come as the ``X-Paucity-Token`` header, the ``token`` query parameter or the
+    ``paucity_token`` cookie; a request that brings it in the query parameter gets the cookie back (HttpOnly,
+    SameSite=Strict), so the page's images and scripts load without it. A revoked annotator's token is refused
+    with a message saying so.
+    """
+
+    def __init__(self, app, access: Access):
         self.app = app
-        self.token = token
+        self.access = access
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or self.token is None:
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        from starlette.concurrency import run_in_threadpool
         from starlette.requests import Request
 
         request = Request(scope)
         from_query = request.query_params.get(TOKEN_QUERY)
         given = request.headers.get(TOKEN_HEADER) or from_query or request.cookies.get(TOKEN_COOKIE)
-        if not given or not secrets.compare_digest(given.encode(), self.token.encode()):
-            body = json.dumps(
-                {
-                    "error": "this server needs its access token: open the URL it printed (with ?token=...), "
-                    "or send the token in the X-Paucity-Token header."
-                }
-            ).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 401,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-                }
-            )
+        role = await run_in_threadpool(self.access.role, given)  # an annotator's token is looked up in the database
+        if role is None or role.state == "revoked":
+            message = ("this link was revoked by the coordinator; ask them for a new one." if role is not None else
+                       "this server needs an access token: open the link you were given (with ?token=...), or send "
+                       "the token in the X-Paucity-Token header.")
+            body = json.dumps({"error": message}).encode()
+            await send({"type": "http.response.start", "status": 401,
+                        "headers": [(b"content-type", b"application/json"),
+                                    (b"content-length", str(len(body)).encode())]})
             await send({"type": "http.response.body", "body": body})
             return
-        if from_query is None:
+        scope.setdefault("state", {})[ROLE_KEY] = role
+        if from_query is None or role.kind == "open":
             await self.app(scope, receive, send)
             return
-        cookie = f"{TOKEN_COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict".encode()
+        cookie = f"{TOKEN_COOKIE}={from_query}; Path=/; HttpOnly; SameSite=Strict".encode()
 
         async def send_with_cookie(message):
             if message["type"] == "http.response.start":
@@ -95,3 +159,8 @@ class TokenGuard:
             await send(message)
 
         await self.app(scope, receive, send_with_cookie)
+
+
+def role_of(request) -> Role:
+    """The :class:`Role` the guard gave ``request``."""
+    return request.scope.get("state", {}).get(ROLE_KEY) or Role("open")

@@ -1,25 +1,36 @@
 """The annotation page's model: what an item looks like, and the JSON of the page and the coordinator's view.
 
 A :class:`~paucity.clustering.ClusteringSession` chooses the pairs, hands each
-waiting pair to one annotator at a time and records the answers with who gave
-them and when; this module shows them.
+waiting pair to one annotator at a time, records the answers with who gave
+them and when, and keeps the annotators (their tokens, paused or revoked),
+the gold pairs and their answers; this module shows them, mixes gold pairs
+into each annotator's queue, and renders the instructions.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 import re
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .._errors import InputError, ParameterError
 
-__all__ = ["AnnotationSession", "Item", "SCALE", "check_annotator"]
+__all__ = ["AnnotationSession", "Item", "SCALE", "GOLD_RATE", "check_annotator", "read_examples", "read_gold",
+           "render_instructions"]
 
 #: The answer scale: keys 0 (not similar at all) to 9 (the same), stored as key / SCALE in [0, 1].
 SCALE = 9
+#: The share of gold pairs in each annotator's queue, by default.
+GOLD_RATE = 0.1
+#: How often the coordinator's agreement figures are computed again at most, in seconds (they read every answer).
+QUALITY_SECONDS = 10.0
 _ANNOTATOR = re.compile(r"^[\w][\w .@+-]{0,63}$")
 _IMAGE_ENDINGS = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg")
 
@@ -61,9 +72,11 @@ class AnnotationSession:
     """Hand the pairs of a clustering session to annotators, one pair to one person at a time.
 
     The page's side of a :class:`~paucity.clustering.ClusteringSession`: what
-    an item looks like (its name, a text, an image), and the JSON the page
-    and the coordinator's view read. Who holds which pair, until when, who
-    skipped what and every answer live in the session's database, so that a
+    an item looks like (its name, a text, an image), the instructions and
+    example pairs annotators read first, the gold pairs mixed into their
+    queues, and the JSON the page and the coordinator's view read. Who holds
+    which pair, the annotators (their tokens, paused or revoked), skips,
+    gold answers and every answer live in the session's database, so that a
     restarted server, or several servers and command-line users on one
     session, hand out each waiting pair to one annotator at a time.
 
@@ -80,6 +93,18 @@ class AnnotationSession:
     media : path-like, optional
         The folder of the images. With no ``image`` column, an item whose
         name is an image file in it is shown as that image.
+    instructions : str, optional
+        What annotators read before their first pair (and on demand):
+        Markdown, rendered without raw HTML (see :func:`render_instructions`).
+    examples : pandas.DataFrame, optional
+        Example pairs with their intended answer, shown with the
+        instructions: columns i, j (item names), answer (0 to 9), and
+        optionally note.
+    gold : pandas.DataFrame, optional
+        Pairs with a known answer, added to the session's gold pairs:
+        columns i, j and answer (0 to 9) or value (a similarity in [0, 1]).
+    gold_rate : float, default=0.1
+        The share of gold pairs in each annotator's queue (0: none).
     **settings
         The session's settings (``budget``, ``batch_size``, ``strategy``,
         ``repeats``, ``n_clusters``, ``random_state``, ``price``,
@@ -94,16 +119,24 @@ class AnnotationSession:
     database, with the annotator's id as its source and the time, before
     the next pair is handed out; a pair waiting for an answer is shown to one
     annotator at a time for ``lease_seconds``, never again to one who
-    answered or skipped it.
+    answered or skipped it. A gold pair is shown when fewer than
+    ``gold_rate`` of an annotator's answers so far went to gold pairs; its
+    answer is kept apart and never enters the clustering.
     """
 
     def __init__(self, database, items: pd.DataFrame | None = None, *, item_column: str | None = None, media=None,
-                 **settings):
+                 instructions: str | None = None, examples: pd.DataFrame | None = None,
+                 gold: pd.DataFrame | None = None, gold_rate: float = GOLD_RATE, **settings):
+        from .._validation import Interval, check_parameter
         from ..clustering import ClusteringSession
 
         self._media = None if media is None else Path(media).resolve()
         if self._media is not None and not self._media.is_dir():
             raise ParameterError(f"the media folder {media} does not exist or is not a folder; give the folder of the images.")
+        self.gold_rate = float(check_parameter(gold_rate, "gold_rate", [Interval(numbers.Real, 0, 1)],
+                                               owner="annotate", hint="It is the share of gold pairs (0.1: one in ten)."))
+        if instructions is not None and not isinstance(instructions, str):
+            raise ParameterError(f"instructions must be text (Markdown), got {type(instructions).__name__}.")
         shown = None
         if items is not None:
             shown, names = self._read_items(items, item_column)
@@ -112,6 +145,13 @@ class AnnotationSession:
             self.session = ClusteringSession.open(database, **settings)
         self._items = shown if shown is not None else {name: Item(name) for name in self.session.items}
         self._position = {name: k for k, name in enumerate(self.session.items)}
+        self._instructions = None if instructions is None else render_instructions(instructions)
+        self._examples = [] if examples is None else self._read_examples(examples)
+        if gold is not None:
+            self.session.add_gold(read_gold(gold))
+        self._has_gold = len(self.session.gold()) > 0
+        self._quality = None
+        self._quality_lock = threading.Lock()
 
     # ------------------------------------------------------------------ items
     def _read_items(self, frame: pd.DataFrame, item_column):
@@ -143,6 +183,15 @@ class AnnotationSession:
             raise InputError(f"items row {row}: the image {name!r} is not a file inside the media folder {self._media}.")
         return path.relative_to(self._media).as_posix()
 
+    def _read_examples(self, frame: pd.DataFrame) -> list[dict]:
+        table = read_examples(frame)
+        examples = []
+        for row, i, j, answer, note in zip(table.index, table["i"], table["j"], table["answer"], table["note"]):
+            self._check_items(i, j, what=f"examples row {row}")
+            examples.append({"i": self._items[i].to_dict(), "j": self._items[j].to_dict(), "answer": int(answer),
+                             "note": note})
+        return examples
+
     def media_path(self, name: str) -> Path | None:
         """The file of ``media/<name>`` when an item shows it, else None (nothing else is served)."""
         if self._media is None:
@@ -152,8 +201,34 @@ class AnnotationSession:
             return None
         return self._media / name
 
+    # ------------------------------------------------------------------ who
+    @property
+    def invited(self) -> bool:
+        """Whether some annotator holds a personal link (then every annotator needs one)."""
+        annotators = self.session.annotators()
+        return bool(annotators["invited"].any())
+
+    def identify(self, token: str):
+        """``(name, state)`` of an annotator's token, else None (for :class:`~paucity.serve.access.Access`)."""
+        return self.session.identify(token)
+
+    def me(self, annotator: str) -> dict:
+        """What the page shows before the first pair: the annotator, their state and answers, the instructions."""
+        annotator = check_annotator(annotator)
+        return {
+            "annotator": annotator,
+            "state": self.session.state_of(annotator),
+            "n_answered": sum(self.session.answer_count(annotator)),
+            "instructions": self._instructions,
+            "examples": self._examples,
+        }
+
+    def _gold_counts(self) -> dict[str, int]:
+        answers = self.session.gold_answers()
+        return answers.groupby("annotator").size().to_dict() if len(answers) else {}
+
     # --------------------------------------------------------------- handing out
-    def next_pair(self, annotator: str) -> dict:
+    def next_pair(self, annotator: str, *, gold=False) -> dict:
         """The pair for ``annotator`` to answer now, or why there is none.
 
         Returns
@@ -161,39 +236,63 @@ class AnnotationSession:
         dict
             ``{"pair": {"i": item, "j": item}, "status": "pair"}``, or
             ``{"pair": None, "status": "waiting"}`` (every waiting pair is
-            with another annotator; ask again soon), or ``"done"`` (the budget
-            is spent).
+            with another annotator; ask again soon), ``"done"`` (the budget
+            is spent) or ``"paused"`` (the coordinator paused them).
         """
         annotator = check_annotator(annotator)
-        asks = self.session.ask(1, annotator=annotator, lease_seconds=self.session.settings.lease_seconds)
-        mine = {"n_answered": self.session.answer_counts().get(annotator, 0), "annotator": annotator}
-        if not len(asks.pairs):
-            return {"pair": None, "status": "done" if asks.spent else "waiting", **mine}
-        i, j = asks.pairs["i"].iloc[0], asks.pairs["j"].iloc[0]
+        counts = self.session.answer_count(annotator)
+        mine = {"n_answered": sum(counts), "annotator": annotator}
+        if self.session.state_of(annotator) == "paused":
+            return {"pair": None, "status": "paused", **mine}
+        if gold is False:  # (the gold pair on their screen, when the caller has just read it)
+            gold = self.session.gold_pair(annotator, take=False) if self._has_gold else None
+        if gold is None and self._gold_due(*counts) and not self.session.held_by(annotator):
+            gold = self.session.gold_pair(annotator, take=True)
+        if gold is not None:
+            i, j = gold
+        else:
+            asks = self.session.ask(1, annotator=annotator, lease_seconds=self.session.settings.lease_seconds)
+            if not len(asks.pairs):
+                return {"pair": None, "status": "done" if asks.spent else "waiting", **mine}
+            i, j = asks.pairs["i"].iloc[0], asks.pairs["j"].iloc[0]
         return {"pair": {"i": self._items[i].to_dict(), "j": self._items[j].to_dict()}, "status": "pair", **mine}
 
-    def answer(self, annotator: str, i: str, j: str, value) -> dict:
+    def _gold_due(self, n_real: int, n_gold: int) -> bool:
+        """A gold pair is due when fewer than ``gold_rate`` of an annotator's answers went to gold pairs."""
+        if self.gold_rate <= 0 or not self._has_gold:
+            return False
+        return n_gold < math.floor(self.gold_rate * (n_real + n_gold + 1))
+
+    def answer(self, annotator: str, i: str, j: str, value, key: str | None = None) -> dict:
         """Record ``annotator``'s answer ``value`` (0 to 9) for the pair (i, j); returns the next pair.
 
-        The answer is committed to the database before this returns; the
-        same answer sent twice is recorded once.
+        The answer is committed to the database before this returns; a
+        request sent again with the same ``key`` records nothing more.
         """
         annotator = check_annotator(annotator)
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value <= SCALE:
             raise ParameterError(f"value must be a whole number from 0 (not similar) to {SCALE} (the same), got {value!r}.")
         self._check_items(i, j)
+        gold = self.session.gold_pair(annotator, take=False) if self._has_gold else None
+        if gold is not None and {i, j} == set(gold):
+            self.session.record_gold(annotator, i, j, value / SCALE, key=key)
+            return self.next_pair(annotator, gold=None)
         frame = pd.DataFrame({"i": [i], "j": [j], "value": [value / SCALE]})
         try:
-            self.session.record(frame, annotator=annotator, cluster=False)
+            self.session.record(frame, annotator=annotator, key=key, cluster=False)
         except InputError as error:
             raise ParameterError(_for_the_page(str(error), i, j)) from None
-        return self.next_pair(annotator)
+        return self.next_pair(annotator, gold=gold)
 
-    def skip(self, annotator: str, i: str, j: str) -> dict:
+    def skip(self, annotator: str, i: str, j: str, key: str | None = None) -> dict:
         """Give the pair back unanswered: another annotator gets it, this one not again. Returns the next pair."""
         annotator = check_annotator(annotator)
         self._check_items(i, j)
-        self.session.skip(annotator, i, j)
+        gold = self.session.gold_pair(annotator, take=False)
+        if gold is not None and {i, j} == set(gold):
+            self.session.skip_gold(annotator)
+        else:
+            self.session.skip(annotator, i, j, key=key)
         return self.next_pair(annotator)
 
     def release(self, annotator: str) -> None:
@@ -202,21 +301,49 @@ class AnnotationSession:
 
     # --------------------------------------------------------------- coordinator
     def progress(self, n_recent: int = 20) -> dict:
-        """What the coordinator sees: answers so far (in all, per annotator, the latest), cost, pending, clusters."""
+        """What the coordinator sees: answers (counted, gold, excluded) and cost, pending, annotators with their
+        gold accuracy and agreement, the latest answers, and the clusters."""
         status = self.session.status()
         recent = self.session.answers(last=n_recent)
-        answered = status.annotators[status.annotators["n_answers"] > 0]
+        counts = self.session.answer_counts()
+        annotators = self.session.annotators()
+        excluded = set(annotators.loc[annotators["excluded"], "annotator"])
+        n_excluded = sum(count for source, count in counts.items() if source in excluded)
+        n_gold = sum(self._gold_counts().values())
+        price = status.settings.price
+        quality = self.quality()
+        states = dict(zip(annotators["annotator"], annotators["state"]))
+        invited = dict(zip(annotators["annotator"], annotators["invited"]))
+        holding = dict(zip(status.annotators["annotator"], status.annotators["n_holding"]))
+        rows = []
+        for row in quality.annotators.itertuples():
+            rows.append({
+                "annotator": str(row.annotator), "state": states.get(row.annotator, "active"),
+                "invited": bool(invited.get(row.annotator, False)), "excluded": bool(row.excluded),
+                "n_answers": int(row.n_answers), "n_gold": int(row.n_gold), "n_holding": int(holding.get(row.annotator, 0)),
+                "gold_accuracy": _plain(row.gold_accuracy), "gold_difference": _plain(row.gold_difference * SCALE),
+                "n_shared": int(row.n_shared), "difference": _plain(row.difference * SCALE),
+                "alpha_without": _plain(row.alpha_without),
+            })
         return {
             "n_items": status.n_items,
             "n_answers": status.n_measured,
+            "n_excluded": n_excluded,
+            "n_gold_answers": n_gold,
             "budget": status.budget,
             "n_pending": status.n_pending,
             "n_shown_now": status.n_out,
-            "price": status.settings.price,
-            "cost": status.cost,
+            "price": price,
+            "cost": round(price * (status.n_measured + n_excluded + n_gold), 10),  # 12 x 0.05 is 0.6
+            "cost_answers": round(price * status.n_measured, 10),
+            "cost_gold": round(price * n_gold, 10),
+            "cost_excluded": round(price * n_excluded, 10),
             "settings": status.settings.to_dict(),
-            "annotators": [{"annotator": str(row.annotator), "n_answers": int(row.n_answers)}
-                           for row in answered.itertuples()],
+            "gold_rate": self.gold_rate,
+            "n_gold_pairs": int(len(self.session.gold())),
+            "alpha": _plain(quality.alpha),
+            "n_shared_pairs": quality.n_units,
+            "annotators": rows,
             "recent": [
                 {"i": str(row.i), "j": str(row.j), "value": round(float(row.value) * SCALE),
                  "annotator": str(row.source), "time": float(row.time)}
@@ -228,12 +355,120 @@ class AnnotationSession:
             ],
         }
 
+    def quality(self):
+        """The session's :class:`~paucity.clustering.SessionQuality`, computed again at most every few seconds."""
+        with self._quality_lock:
+            now = time.monotonic()
+            if self._quality is None or now - self._quality[0] > QUALITY_SECONDS:
+                self._quality = (now, self.session.quality())
+            return self._quality[1]
+
+    def export(self, what: str) -> pd.DataFrame:
+        """``"answers"``: every answer, gold answers marked; ``"clusters"``: the clustering of the answers so far."""
+        if what == "answers":
+            table = self.session.export()
+            return table.assign(answer=np.rint(table["value"].to_numpy() * SCALE).astype(np.int64))
+        if what == "clusters":
+            return self.session.clusters().to_frame()
+        raise ParameterError(f"export answers or clusters, not {what!r}.")
+
+    def invite(self, names) -> dict[str, str | None]:
+        """Personal tokens for the annotators named (None for one invited already)."""
+        return self.session.invite([check_annotator(name) for name in _listed(names)])
+
+    def manage(self, action: str, annotator: str):
+        """The coordinator's actions on one annotator: pause, resume, revoke, new-link (returns the token),
+        exclude, include."""
+        annotator = check_annotator(annotator)
+        actions = {
+            "pause": self.session.pause, "resume": self.session.resume, "revoke": self.session.revoke,
+            "new-link": self.session.new_link,
+            "exclude": lambda name: self.session.exclude(name, True),
+            "include": lambda name: self.session.exclude(name, False),
+        }
+        if action not in actions:
+            raise ParameterError(f"the action must be one of {', '.join(actions)}, got {action!r}.")
+        result = actions[action](annotator)
+        with self._quality_lock:
+            self._quality = None
+        return result
+
     # --------------------------------------------------------------- internals
-    def _check_items(self, i, j) -> None:
+    def _check_items(self, i, j, *, what: str = "") -> None:
         for name in (i, j):
             if not isinstance(name, str) or name not in self._position:
                 shown = name[:40] if isinstance(name, str) else name
-                raise ParameterError(f"{shown!r} is not an item of this session; answer the pair the page showed.")
+                where = f"{what}: " if what else ""
+                raise ParameterError(f"{where}{shown!r} is not an item of this session; answer the pair the page showed.")
+
+
+def render_instructions(text: str) -> str:
+    """Instructions for annotators, as HTML: Markdown (CommonMark), with raw HTML shown as text, not run.
+
+    Links keep only ``http``, ``https`` and ``mailto`` addresses (Markdown-it's own check); plain text is a
+    paragraph per blank-line-separated block.
+
+    Examples
+    --------
+    >>> print(render_instructions("# Two photos\\n\\nSay how similar **the rooms** are. <script>x()</script>"))
+    <h1>Two photos</h1>
+    <p>Say how similar <strong>the rooms</strong> are. &lt;script&gt;x()&lt;/script&gt;</p>
+    <BLANKLINE>
+    """
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False}).render(text)
+
+
+def read_examples(frame: pd.DataFrame) -> pd.DataFrame:
+    """Example pairs: columns i, j, answer (a whole number from 0 to 9) and optionally note; rows checked."""
+    _need(frame, ["i", "j", "answer"], "examples")
+    answers = []
+    for row, value in zip(frame.index, frame["answer"]):
+        number = pd.to_numeric(pd.Series([value]), errors="coerce").iloc[0]
+        if pd.isna(number) or number != int(number) or not 0 <= number <= SCALE:
+            raise InputError(f"examples row {row} has the answer {value!r}; an answer is a whole number from 0 to {SCALE}.")
+        answers.append(int(number))
+    notes = frame["note"] if "note" in frame.columns else pd.Series([None] * len(frame), index=frame.index)
+    return pd.DataFrame({"i": frame["i"].astype(str), "j": frame["j"].astype(str), "answer": answers,
+                         "note": [None if pd.isna(note) else str(note) for note in notes]}, index=frame.index)
+
+
+def read_gold(frame: pd.DataFrame) -> pd.DataFrame:
+    """Gold pairs: columns i, j and answer (0 to 9) or value (a similarity in [0, 1]), as i, j, value."""
+    if "answer" in frame.columns and "value" not in frame.columns:
+        _need(frame, ["i", "j", "answer"], "gold")
+        values = []
+        for row, answer in zip(frame.index, frame["answer"]):
+            number = pd.to_numeric(pd.Series([answer]), errors="coerce").iloc[0]
+            if pd.isna(number) or number != int(number) or not 0 <= number <= SCALE:
+                raise InputError(f"gold row {row} has the answer {answer!r}; an answer is a whole number from 0 to {SCALE}.")
+            values.append(number / SCALE)
+        return pd.DataFrame({"i": frame["i"].astype(str), "j": frame["j"].astype(str), "value": values}, index=frame.index)
+    _need(frame, ["i", "j", "value"], "gold")
+    return frame[["i", "j", "value"]].assign(i=frame["i"].astype(str), j=frame["j"].astype(str))
+
+
+def _need(frame, columns, what: str) -> None:
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError(f"{what} must be a table with the columns {', '.join(columns)}.")
+    missing = [column for column in columns if column not in frame.columns]
+    if missing:
+        shown = ", ".join(repr(str(c)) for c in list(frame.columns)[:10])
+        raise InputError(f"the {what} table has no column {missing[0]!r} (its columns are {shown}); it needs "
+                         f"{', '.join(columns)}.")
+
+
+def _listed(names) -> list:
+    if isinstance(names, str) or not isinstance(names, (list, tuple)):
+        raise ParameterError("names must be a list of annotator names, e.g. [\"alice\", \"bob\"].")
+    return list(names)
+
+
+def _plain(value):
+    """A number for JSON: None for NaN."""
+    value = float(value)
+    return None if math.isnan(value) else value
 
 
 def _for_the_page(message: str, i: str, j: str) -> str:

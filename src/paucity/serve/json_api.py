@@ -1,4 +1,16 @@
-"""What every JSON API of the pages shares: reading a request's body, and errors as one-line JSON."""
+"""What every page's application shares: security headers, bounded bodies, access, and errors as one-line JSON.
+
+- Every response carries a Content-Security-Policy that lets the page load
+  only its own scripts, styles and images and refuses to be framed
+  (``frame-ancestors 'none'``, and ``X-Frame-Options: DENY`` for older
+  browsers), ``X-Content-Type-Options: nosniff`` and ``Referrer-Policy:
+  no-referrer`` (a link with a token in it is never sent on).
+- A request body larger than :data:`MAX_BODY_BYTES` is refused with 413 from
+  its ``Content-Length``, or as soon as its streamed bytes pass the limit:
+  never read whole.
+- State changes only by POST, with a JSON body (a browser sends that type
+  across sites only after asking the server, which says no).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +18,27 @@ import json
 
 from .._errors import ParameterError, PaucityError
 
-__all__ = ["read_body", "required", "error_handlers", "guard", "json_app", "LOCAL_HOSTS", "MAX_BODY_BYTES"]
+__all__ = ["read_body", "required", "error_handlers", "json_app", "SecurityHeaders", "BodyLimit", "LOCAL_HOSTS",
+           "MAX_BODY_BYTES", "SECURITY_HEADERS"]
 
 #: The largest request body accepted.
 MAX_BODY_BYTES = 64 * 1024
+#: The headers every response carries.
+SECURITY_HEADERS = {
+    "content-security-policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+    "cross-origin-opener-policy": "same-origin",
+    "cross-origin-resource-policy": "same-origin",
+}
+
+
+class BodyTooLarge(Exception):
+    """A request body over the limit (answered with 413)."""
 
 
 async def read_body(request, *fields: str) -> dict:
@@ -18,16 +47,21 @@ async def read_body(request, *fields: str) -> dict:
     The request must say ``Content-Type: application/json``, even with an
     empty body: a browser sends that type across sites only after asking the
     server (which says no), so another web site open in the same browser
-    cannot post to a page served on this machine.
+    cannot post to a page served on this machine. The body is read in
+    pieces and refused (413) past :data:`MAX_BODY_BYTES`.
     """
     from starlette.exceptions import HTTPException
 
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/json":
         raise HTTPException(415, f"send the request body as JSON with Content-Type: application/json (got {kind or 'none'!r}).")
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        raise ParameterError(f"the request body has {len(raw)} bytes, more than the {MAX_BODY_BYTES} accepted.")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise HTTPException(413, f"the request body is larger than the {MAX_BODY_BYTES} bytes accepted.")
+        chunks.append(chunk)
+    raw = b"".join(chunks)
     if not raw.strip():
         return {}
     try:
@@ -56,20 +90,54 @@ def required(body: dict, field: str):
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
-def guard(app, *, token: str | None, local_only: bool) -> None:
-    """Add the access checks to ``app``: the token on every request, and with ``local_only`` the Host header.
+class SecurityHeaders:
+    """ASGI middleware adding :data:`SECURITY_HEADERS` to every response (errors and refusals included)."""
 
-    ``local_only`` answers only requests addressed to this machine by name (a
-    defence against DNS rebinding: a web page whose own host name was made to
-    resolve to 127.0.0.1 still sends its own name, and is refused with 400).
-    """
-    from starlette.middleware.trustedhost import TrustedHostMiddleware
+    def __init__(self, app):
+        self.app = app
+        self.headers = [(name.encode(), value.encode()) for name, value in SECURITY_HEADERS.items()]
 
-    from .access import TokenGuard
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
 
-    app.add_middleware(TokenGuard, token=token)
-    if local_only:
-        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(LOCAL_HOSTS))
+        async def with_headers(message):
+            if message["type"] == "http.response.start":
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                extra = [(name, value) for name, value in self.headers if name not in present]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+class BodyLimit:
+    """ASGI middleware refusing, with 413, a body whose ``Content-Length`` is over the limit, before reading it;
+    a body without one (chunked) is cut off by :func:`read_body` as it streams."""
+
+    def __init__(self, app, limit: int = MAX_BODY_BYTES):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            length = dict(scope.get("headers", [])).get(b"content-length")
+            too_large = False
+            if length is not None:
+                try:
+                    too_large = int(length) > self.limit
+                except ValueError:
+                    too_large = True
+            if too_large:
+                body = json.dumps({"error": f"the request body is larger than the {self.limit} bytes accepted."})
+                data = body.encode()
+                await send({"type": "http.response.start", "status": 413,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(data)).encode()), (b"connection", b"close")]})
+                await send({"type": "http.response.body", "body": data})
+                return
+        await self.app(scope, receive, send)
 
 
 def error_handlers() -> dict:
@@ -84,21 +152,33 @@ def error_handlers() -> dict:
         detail = exc.detail
         if exc.status_code == 404 and detail in (None, "Not Found"):
             detail = f"no such page: {request.url.path}"
-        return JSONResponse({"error": str(detail)}, status_code=exc.status_code)
+        if exc.status_code == 405 and detail in (None, "Method Not Allowed"):
+            detail = f"{request.method} is not allowed on {request.url.path}"
+        return JSONResponse({"error": str(detail)}, status_code=exc.status_code, headers=exc.headers)
 
     return {PaucityError: paucity_error, HTTPException: http_error}
 
 
-def json_app(routes, *, static, token: str | None, local_only: bool, **state):
-    """The Starlette app of a page: ``routes``, the files of ``static`` under ``/static``, paucity's JSON
-    errors (:func:`error_handlers`), the access checks (:func:`guard`), and ``state`` set on ``app.state``."""
+def json_app(routes, *, static, access, local_only: bool, **state):
+    """The Starlette app of a page: ``routes``, the files of ``static`` under ``/static``, paucity's JSON errors
+    (:func:`error_handlers`), who may come in (:class:`~paucity.serve.access.AccessGuard` with ``access``), the
+    Host check with ``local_only`` (a defence against DNS rebinding: a web page whose own host name was made to
+    resolve to 127.0.0.1 still sends its own name, and is refused with 400), bounded bodies and the security
+    headers; ``state`` is set on ``app.state``."""
     from starlette.applications import Starlette
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
     from starlette.routing import Mount
     from starlette.staticfiles import StaticFiles
+
+    from .access import AccessGuard
 
     routes = [*routes, Mount("/static", StaticFiles(directory=static), name="static")]
     app = Starlette(routes=routes, exception_handlers=error_handlers())
     for name, value in state.items():
         setattr(app.state, name, value)
-    guard(app, token=token, local_only=local_only)
+    app.add_middleware(AccessGuard, access=access)
+    if local_only:
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(LOCAL_HOSTS))
+    app.add_middleware(BodyLimit)
+    app.add_middleware(SecurityHeaders)  # the last added runs first: every response carries the headers
     return app

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .._errors import ParameterError
 from .._validation import Interval, check_parameter
+from .access import Access
 from .explorer import MarkerExplorer
 from .json_api import json_app, read_body, required
 from .plots import box_svg, embedding_svg, history_svg
@@ -29,7 +30,7 @@ def markers_app(explorer: MarkerExplorer, *, token: str | None = None, local_onl
         The state the page shows and changes.
     token : str, optional
         When given, every request must carry it (see
-        :class:`paucity.serve.access.TokenGuard`); ``paucity serve`` sets one
+        :class:`paucity.serve.access.AccessGuard`); ``paucity serve`` sets one
         whenever the server listens beyond the loopback interface.
     local_only : bool, default=False
         Answer only requests addressed to 127.0.0.1, localhost or ::1 by name
@@ -127,9 +128,11 @@ def markers_app(explorer: MarkerExplorer, *, token: str | None = None, local_onl
         return await run(state_response, {"taken": taken})
 
     async def export_csv(request: Request):
+        from .. import io
+
         table = await run(explorer.to_frame)
         return Response(
-            table.to_csv(index=False),
+            io.csv_text(table, index=False),  # a gene named =HYPERLINK(...) is not run by a spreadsheet
             media_type="text/csv",
             headers={"content-disposition": 'attachment; filename="markers.csv"'},
         )
@@ -185,4 +188,4 @@ def markers_app(explorer: MarkerExplorer, *, token: str | None = None, local_onl
         Route("/api/plot/embedding.svg", embedding),
         Route("/api/plot/history.svg", history),
     ]
-    return json_app(routes, static=STATIC, token=token, local_only=local_only, explorer=explorer)
+    return json_app(routes, static=STATIC, access=Access(token), local_only=local_only, explorer=explorer)

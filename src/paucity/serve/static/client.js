@@ -10,13 +10,17 @@ window.paucity = (function () {
     return token ? path + (path.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(token) : path;
   }
 
+  // An error the server answered (it is reachable; the request was refused) or a network failure (it is not).
+  class ServerError extends Error {}
+
   async function api(path, body) {
     const options = body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(body) };
-    const response = await fetch(withToken(path), options);
-    const data = await response.json();
-    if (!response.ok) throw new Error(data.error || response.statusText);
+    const response = await fetch(withToken(path), options);  // a network failure throws a TypeError
+    let data = {};
+    try { data = await response.json(); } catch (error) { data = { error: response.statusText }; }
+    if (!response.ok) throw new ServerError(data.error || response.statusText);
     return data;
   }
 
-  return { token, headers, withToken, api, $: (id) => document.getElementById(id) };
+  return { token, headers, withToken, api, ServerError, $: (id) => document.getElementById(id) };
 })();
