@@ -66,6 +66,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/differences.py
 	$(BIN)/python benchmarks/judgments.py
 	$(BIN)/python benchmarks/clustering_session.py
+	$(BIN)/python benchmarks/annotation_crowd.py
 
 clean:
 	rm -rf $(VENV) paucity-demo
