@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from paucity._errors import InputError, ParameterError
-from paucity.markers import InfoSelector, select
+from paucity.markers import InfoSelector, get, select
 
 
 def make_adata(n=240, m=12, seed=0):
@@ -22,7 +22,7 @@ def make_adata(n=240, m=12, seed=0):
 
 
 def table_of(adata, key="paucity_markers"):
-    return pd.DataFrame({k: v for k, v in adata.uns[key].items() if k != "params"})
+    return get(adata, key)
 
 
 def test_results_stored_like_scanpy():
@@ -31,12 +31,16 @@ def test_results_stored_like_scanpy():
     expected = InfoSelector(method="cife", n_features=3).fit(adata.X, adata.obs["cell_type"].to_numpy())
     genes = [f"gene{j}" for j in expected.selected_]
     result = adata.uns["paucity_markers"]
-    assert list(result) == ["params", "names", "step", "selection_scores", "scores", "feature_index"]
     assert result["params"] == {
-        "method": "cife", "n_features": 3, "mode": "multiclass", "n_bins": 5, "prefilter": 5000,
-        "groupby": "cell_type", "use_raw": False,
+        "groupby": "cell_type", "reference": "rest", "method": "cife", "use_raw": False,
+        "n_features": 3, "mode": "multiclass", "n_bins": 5, "prefilter": 5000,
     }
-    assert all(isinstance(v, np.ndarray) and v.shape == (3,) for k, v in result.items() if k != "params")
+    # scanpy's layout: one record field per group; a multiclass selection is the one group "all"
+    for field in ("names", "scores", "logfoldchanges", "pvals", "pvals_adj", "relevance", "step"):
+        assert result[field].dtype.names == ("all",) and result[field].shape == (3,), field
+    assert result["names"]["all"].tolist() == genes
+    np.testing.assert_allclose(result["scores"]["all"], expected.selection_scores_, rtol=1e-6)  # float32, as scanpy
+    assert np.isnan(result["pvals"]["all"]).all() and np.isnan(result["logfoldchanges"]["all"]).all()
     table = table_of(adata)
     assert table["names"].tolist() == genes
     assert table["step"].tolist() == [1, 2, 3]
@@ -74,17 +78,17 @@ def test_layer_raw_and_copy():
     adata.raw = adata.copy()
     adata.X = sp.csr_matrix(np.zeros(adata.shape, dtype=np.float32))  # raw is used by default
     select(adata, "cell_type", n_features=2)
-    assert set(adata.uns["paucity_markers"]["names"]) == {"gene2", "gene7"}
+    assert set(get(adata)["names"]) == {"gene2", "gene7"}
     assert adata.uns["paucity_markers"]["params"]["use_raw"] is True
     select(adata, "cell_type", n_features=2, layer="counts", key_added="from_layer")
-    assert set(adata.uns["from_layer"]["names"]) == {"gene2", "gene7"}
+    assert set(get(adata, "from_layer")["names"]) == {"gene2", "gene7"}
     assert adata.uns["from_layer"]["params"]["layer"] == "counts"
     before = adata.copy()
     copy = select(adata, "cell_type", n_features=2, copy=True, key_added="only_copy")
     assert "only_copy" in copy.uns and "only_copy" in copy.var
     assert "only_copy" not in adata.uns and "only_copy" not in adata.var
     assert list(adata.var.columns) == list(before.var.columns)
-    assert copy.uns["only_copy"]["names"].tolist() == adata.uns["paucity_markers"]["names"].tolist()
+    assert get(copy, "only_copy")["names"].tolist() == get(adata)["names"].tolist()
 
 
 def test_raw_with_more_genes_than_var():
@@ -92,7 +96,7 @@ def test_raw_with_more_genes_than_var():
     adata.raw = adata.copy()
     small = adata[:, [1, 2, 3, 7]].copy()  # var keeps four genes, raw all twelve
     select(small, "cell_type", n_features=2)
-    assert set(small.uns["paucity_markers"]["names"]) == {"gene2", "gene7"}
+    assert set(get(small)["names"]) == {"gene2", "gene7"}
     assert small.var["paucity_markers"].tolist() == [False, True, False, True]
     full = InfoSelector(n_features=2).fit(adata.X, adata.obs["cell_type"].to_numpy())
     np.testing.assert_array_equal(small.var["paucity_markers_score"], full.scores_[[1, 2, 3, 7]])

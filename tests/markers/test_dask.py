@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 from paucity._errors import InputError, ParameterError
 from paucity.datasets import make_scrna_counts
-from paucity.markers import InfoSelector
+from paucity.markers import InfoSelector, get
 
 da = pytest.importorskip("dask.array")
 
@@ -118,7 +118,7 @@ def test_select_on_anndata_backed_by_dask(counts):
     eager = anndata.AnnData(X, obs=obs.copy())
     select(lazy, "cell_type", n_features=6)
     select(eager, "cell_type", n_features=6)
-    assert lazy.uns["paucity_markers"]["names"].tolist() == eager.uns["paucity_markers"]["names"].tolist()
+    assert get(lazy)["names"].tolist() == get(eager)["names"].tolist()
     np.testing.assert_array_equal(lazy.var["paucity_markers_score"], eager.var["paucity_markers_score"])
 
 
@@ -135,7 +135,7 @@ def test_select_on_a_backed_h5ad_reads_blocks_with_the_in_memory_result(counts, 
     eager = anndata.read_h5ad(tmp_path / "cells.h5ad")
     select(backed, "cell_type", method="jmi", n_features=6)
     select(eager, "cell_type", method="jmi", n_features=6)
-    got, expected = backed.uns["paucity_markers"], eager.uns["paucity_markers"]
+    got, expected = get(backed), get(eager)
     assert got["names"].tolist() == expected["names"].tolist()
     np.testing.assert_array_equal(got["selection_scores"], expected["selection_scores"])
     np.testing.assert_array_equal(got["scores"], expected["scores"])

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
+from paucity.markers import get
 from paucity.serve import MarkerExplorer, markers_app
 
 from .conftest import GENES, small_adata
@@ -69,7 +70,45 @@ def test_exports(client, h5ad_path):
     names = [line.split(",")[0] for line in csv.text.splitlines()[1:]]
     answer = client.post("/api/export/h5ad", json={}).json()["result"]
     assert answer["path"] == str(h5ad_path) and answer["n_genes"] == 3
-    assert list(anndata.read_h5ad(h5ad_path).uns["paucity_markers"]["names"]) == names
+    assert get(anndata.read_h5ad(h5ad_path))["names"].tolist() == names
+
+
+def test_save_asks_before_replacing_another_selection(client, explorer, h5ad_path):
+    import anndata
+
+    other = TestClient(markers_app(MarkerExplorer(anndata.read_h5ad(h5ad_path), "cell_type", path=h5ad_path)))
+    client.post("/api/add", json={"gene": "LYZ"})
+    assert client.post("/api/export/h5ad", json={}).status_code == 200
+    other.post("/api/add", json={"gene": "MS4A1"})
+    refused = other.post("/api/export/h5ad", json={})
+    assert refused.status_code == 409
+    answer = refused.json()
+    assert answer["key"] == "paucity_markers" and answer["suggested_key"] == "paucity_markers_2"
+    assert "already holds another selection" in answer["error"] and "\n" not in answer["error"]
+    saved = other.post("/api/export/h5ad", json={"key": answer["suggested_key"]}).json()
+    assert saved["result"]["key"] == "paucity_markers_2" and saved["state"]["key"] == "paucity_markers_2"
+    back = anndata.read_h5ad(h5ad_path)
+    assert get(back)["names"].tolist() == ["LYZ"] and get(back, "paucity_markers_2")["names"].tolist() == ["MS4A1"]
+    assert other.post("/api/export/h5ad", json={"key": "paucity_markers", "overwrite": True}).status_code == 200
+    assert get(anndata.read_h5ad(h5ad_path))["names"].tolist() == ["MS4A1"]
+    for body, match in [({"overwrite": "yes"}, "overwrite must be true or false"), ({"key": 3}, "key must be"),
+                        ({"key": "a/b"}, "without slashes"), ({"key": ""}, "1 to 100 characters")]:
+        response = other.post("/api/export/h5ad", json=body)
+        assert response.status_code == 400 and match in response.json()["error"], body
+
+
+def test_explain_and_version(client, explorer):
+    version = client.get("/api/version").json()["version"]
+    client.post("/api/add", json={"gene": "LYZ"})
+    assert client.get("/api/version").json()["version"] == version + 1 == client.get("/api/state").json()["version"]
+    candidate = client.get("/api/state").json()["candidates"][0]
+    why = client.get("/api/explain", params={"gene": candidate["gene"]}).json()
+    assert why["gene"] == candidate["gene"] and why["score"] == pytest.approx(candidate["score"])
+    assert [t["gene"] for t in why["terms"]] == ["LYZ"]
+    assert why["base"] + why["terms"][0]["contribution"] == pytest.approx(why["score"])
+    assert client.get("/api/explain").status_code == 400
+    assert "is selected" in client.get("/api/explain?gene=LYZ").json()["error"]
+    assert client.get("/api/version").json()["version"] == version + 1  # reading changes nothing
 
 
 def test_pictures_are_svg(client):
@@ -92,7 +131,10 @@ def test_no_embedding_is_a_clear_404(adata):
 def test_cross_validated_error(client):
     assert client.get("/api/cv").json()["error_rate"] is None
     client.post("/api/take", json={"k": 3})
-    assert 0 <= client.get("/api/cv").json()["error_rate"] < 0.5
+    answer = client.get("/api/cv").json()
+    assert 0 <= answer["error_rate"] < 0.5
+    assert answer["n_folds"] == 5 and answer["classifier"] == "nearest centroid" and not answer["superseded"]
+    assert answer["genes"] == [s["gene"] for s in client.get("/api/state").json()["selection"]]
 
 
 def test_the_page_and_its_files_are_served(client):
@@ -271,3 +313,25 @@ def test_fuzz_raw_bodies(shared_explorer, body):
         assert response.status_code == 400, (path, body, response.text)
         assert "\n" not in response.json()["error"]
     assert client.get("/api/state").json() == before
+
+
+@FUZZ
+@given(key=values, overwrite=values)
+def test_fuzz_save_keys(shared_explorer, key, overwrite):
+    """The explorer has no file: a save is refused for its key or its overwrite first, or for the missing file."""
+    client = TestClient(markers_app(shared_explorer))
+    before = client.get("/api/state").json()
+    response = _check_refused(client, "/api/export/h5ad", {"key": key, "overwrite": overwrite}, before)
+    assert response.status_code == 400
+
+
+@FUZZ
+@given(gene=st.text(max_size=30))
+def test_fuzz_explain(shared_explorer, gene):
+    client = TestClient(markers_app(shared_explorer))
+    response = client.get("/api/explain", params={"gene": gene})
+    assert response.status_code in (200, 400)
+    if response.status_code == 200:
+        assert response.json()["gene"] == gene
+    else:
+        assert "\n" not in response.json()["error"]

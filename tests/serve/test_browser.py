@@ -81,7 +81,7 @@ def test_the_page_loads_nothing_from_outside_the_server(browser, served):
     page.on("request", lambda request: requested.append(request.url))
     page.goto(url)
     page.wait_for_selector("body[data-ready=true]")
-    page.click("#candidates tbody tr:first-child td.gene")
+    page.click("#candidates tbody tr:first-child td.gene button")
     wait_until_drawn(page)
     context.close()
     origin = url.split("?")[0].rstrip("/")
@@ -93,6 +93,8 @@ def test_the_page_loads_nothing_from_outside_the_server(browser, served):
 def test_open_add_remove_switch_take_undo_and_export(page, served):
     import anndata
 
+    from paucity.markers import MarkerResult
+
     url, path = served
     first = page.get_attribute("#candidates tbody tr:first-child", "data-gene")
     page.click("#candidates tbody tr:first-child button.add")
@@ -101,15 +103,17 @@ def test_open_add_remove_switch_take_undo_and_export(page, served):
 
     page.fill("#search", "CST")
     page.wait_for_selector("#search-results li:has-text('CST3')")
-    page.click("#search-results li:has-text('CST3') button")
+    page.click("#search-results li:has-text('CST3') button.add")
     assert wait_for_selection(page, 2) == [first, "CST3"]
 
     page.click(f"#selection li[data-gene='{first}'] button.remove")
     assert wait_for_selection(page, 1) == ["CST3"]
 
     page.select_option("#method", "jmi")
+    page.click("#apply-objective")
     page.wait_for_selector("#message:has-text('Scoring by JMI, all groups')")
     page.select_option("#target", "CD14+ Monocyte")
+    page.click("#apply-objective")
     page.wait_for_selector("#message:has-text('CD14+ Monocyte vs rest')")
 
     page.fill("#take-k", "2")
@@ -120,21 +124,21 @@ def test_open_add_remove_switch_take_undo_and_export(page, served):
     assert wait_for_selection(page, 1) == ["CST3"]
 
     gene = page.get_attribute("#candidates tbody tr:nth-child(2)", "data-gene")
-    page.click("#candidates tbody tr:nth-child(2) td.gene")
+    page.click("#candidates tbody tr:nth-child(2) td.gene button")
     page.wait_for_selector(f"#gene-name:has-text('{gene}')")
     assert f"gene={gene}" in page.get_attribute("#box", "src")
     page.click("#candidates tbody tr:nth-child(2) button.add")
     assert wait_for_selection(page, 2) == ["CST3", gene]
-    page.click(f"#selection li[data-gene='{gene}'] button[title='move up']")
+    page.click(f"#selection li[data-gene='{gene}'] button.up")
     page.wait_for_function(f"() => document.querySelector('#selection li').dataset.gene === '{gene}'")
     shown = selection(page)
     assert shown == [gene, "CST3"]
 
     page.click("#export-h5ad")
     page.wait_for_selector("#message:has-text('Saved 2 genes')")
-    stored = anndata.read_h5ad(path).uns["paucity_markers"]
-    assert list(stored["names"]) == shown
-    assert stored["params"]["method"] == "jmi" and stored["params"]["target"] == "CD14+ Monocyte"
+    stored = MarkerResult.read(anndata.read_h5ad(path))
+    assert list(stored.names) == shown
+    assert stored.params["method"] == "jmi" and stored.params["target"] == "CD14+ Monocyte"
     assert anndata.read_h5ad(str(path) + ".bak").n_obs == 700
 
     with page.expect_download() as download:
@@ -146,11 +150,15 @@ def test_open_add_remove_switch_take_undo_and_export(page, served):
 
 def test_an_unsupervised_objective_scores_no_group(page):
     page.select_option("#target", "CD19+ B")
+    page.click("#apply-objective")
     page.wait_for_selector("#message:has-text('CD19+ B vs rest')")
     page.select_option("#method", "entropy")
+    assert page.is_disabled("#target")
+    page.click("#apply-objective")
     page.wait_for_selector("#message:has-text('Scoring by ENTROPY, all groups')")
     assert page.is_disabled("#target") and page.input_value("#target") == ""
     page.select_option("#method", "cife")
+    page.click("#apply-objective")
     page.wait_for_selector("#message:has-text('Scoring by CIFE')")
     assert page.is_enabled("#target")
 
@@ -244,7 +252,7 @@ def test_two_annotators_at_once_and_a_restart_after_a_crash(browser, tmp_path):
 
 def test_main_view_looks_as_stored(page, tmp_path):
     wait_until_drawn(page)
-    compare_with_stored(page, tmp_path, REFERENCE)
+    compare_with_stored(page, tmp_path, REFERENCE, figure=Path(__file__).parents[2] / "docs" / "figures" / "serve_markers.png")
 
 
 def test_annotation_page_looks_as_stored(browser, tmp_path):

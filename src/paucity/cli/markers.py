@@ -12,9 +12,6 @@ from ._cells import LABELS, LABELS_HEADER, TRANSPOSE, read_cells
 from ._command import one_line_errors
 from ._options import quiet
 
-KEY = "paucity_markers"
-
-
 def markers(
     input: Path = typer.Argument(
         ...,
@@ -56,10 +53,8 @@ def markers(
       paucity markers cells.h5ad --groupby cell_type --method cife -n 50 --out markers.csv
       paucity markers counts.mtx --transpose --labels labels.csv --mode binary -n 50 --out markers.csv
     """
-    import pandas as pd
-
     from .. import io
-    from ..markers import select
+    from ..markers import find_markers
     from ..markers.objectives import METHODS, SUPERVISED
 
     with one_line_errors():
@@ -75,7 +70,7 @@ def markers(
                 f"--method {method} is unsupervised and uses no labels, so {given} would be ignored; drop it."
             )
         adata = read_cells(input, groupby=groupby, labels=labels, labels_header=labels_header, transpose=transpose)
-        select(
+        result = find_markers(
             adata,
             (groupby or "label") if supervised else None,
             method=method,
@@ -88,10 +83,9 @@ def markers(
             n_jobs=n_jobs,
             layer=layer,
             use_raw=use_raw,
-            key_added=KEY,
             progress=not quiet(),
         )
-        table = pd.DataFrame({key: value for key, value in adata.uns[KEY].items() if key != "params"})
+        table = result.to_frame()
         io.write_csv(table, out, index=False)
     if not quiet():
         typer.echo(f"{len(table)} markers written to {out}")

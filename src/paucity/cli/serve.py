@@ -50,15 +50,21 @@ def serve_markers(
     method: str = typer.Option("cife", "--method", help="The first objective: cife, jmi, mim, mrmr, mifs, entropy, entropy2."),
     n_bins: int = typer.Option(5, "--n-bins", help="Bins of the recursive-quantile discretization (2 to 255)."),
     prefilter: int = typer.Option(5000, "--prefilter", help="Bivariate objectives score this many top-relevance genes."),
+    key: str = typer.Option(
+        "paucity_markers", "--key",
+        help="The key of adata.uns the selection is taken up from when the file holds one, and saved under.",
+    ),
     host: str = typer.Option("127.0.0.1", "--host", help=_HOST_HELP),
     port: int = typer.Option(0, "--port", help="Port to listen on; 0 picks a free one."),
 ) -> None:
     """Explore marker genes in the browser: watch the greedy search, overrule it, export the selection.
 
     The page shows the current selection, the genes the search would add next with their scores, and per gene
-    its expression by group, the cells of the embedding in obsm coloured by it, and the score history. Export
-    writes the selection to adata.uns["paucity_markers"] in the .h5ad (the previous file is kept as
-    <file>.h5ad.bak) or downloads it as CSV. The JSON API beneath the page is described in docs/web.md.
+    its expression by group, the cells of the embedding in obsm coloured by it, and the score history. A file
+    that holds a selection under --key (saved from this page, or by paucity markers / paucity.markers.select)
+    opens with it. Save writes the selection to adata.uns[KEY] in the .h5ad (the previous file is kept as
+    <file>.h5ad.bak), and asks before it replaces a different selection saved there; the page also downloads
+    it as CSV. The JSON API beneath the page is described in docs/web.md.
 
     \b
     Examples:
@@ -68,7 +74,7 @@ def serve_markers(
     with one_line_errors():
         from .. import io
         from .._errors import ParameterError
-        from ..serve import MarkerExplorer
+        from ..markers.explorer import MarkerExplorer
         from ..serve.access import is_loopback, new_token
         from ..serve.markers import markers_app
         from ..serve.server import bind, serve as run, url_of
@@ -79,7 +85,8 @@ def serve_markers(
         try:
             adata = io.read(input)
             explorer = MarkerExplorer(
-                adata, groupby, layer=layer, use_raw=use_raw, method=method, n_bins=n_bins, prefilter=prefilter, path=input
+                adata, groupby, layer=layer, use_raw=use_raw, method=method, n_bins=n_bins, prefilter=prefilter,
+                path=input, key_added=key,
             )
             token = None if is_loopback(host) else new_token()
             app = markers_app(explorer, token=token, local_only=token is None)
@@ -87,6 +94,13 @@ def serve_markers(
             sock.close()
             raise
     typer.echo(f"paucity marker explorer: {url_of(sock, host, token)}")
+    restored = explorer.restored
+    if restored is not None and not quiet():
+        if restored["restored"]:
+            typer.echo(f"Took up the {restored['n_genes']} gene(s) saved under uns[{key!r}]"
+                       + (f" ({restored['reason']})." if restored["reason"] else "."))
+        else:
+            typer.echo(f"The selection saved under uns[{key!r}] was not taken up: {restored['reason']}.")
     if token is not None and not quiet():
         typer.echo("Every request needs the token above (open the URL as printed, or send the X-Paucity-Token header).")
     if not quiet():

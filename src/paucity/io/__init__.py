@@ -3,9 +3,10 @@
 - :func:`read_frame` (:mod:`paucity.io.tables`): long-format tables
   (comparisons, judgments, labels) into pandas, identifiers as text; imports
   neither AnnData nor Dask.
-- :func:`read` and :func:`write_h5ad` (:mod:`paucity.io.matrices`): count
-  matrices (h5ad, csv/tsv/txt, 10x folders, Matrix Market, parquet) into
-  :class:`anndata.AnnData`; the only part that imports anndata.
+- :func:`read`, :func:`write_h5ad` and :func:`update_h5ad`
+  (:mod:`paucity.io.matrices`): count matrices (h5ad, csv/tsv/txt, 10x
+  folders, Matrix Market, parquet) into :class:`anndata.AnnData`, and back;
+  the only part that imports anndata.
 - :func:`atomic_path`, :func:`write_csv`, :func:`write_text`,
   :func:`write_figure`, :func:`check_output_path` (:mod:`paucity.io.files`):
   writes that leave nothing behind when they fail, and a check of an output
@@ -34,6 +35,7 @@ __all__ = [
     "neutralize_formulas",
     "write_text",
     "write_h5ad",
+    "update_h5ad",
     "write_figure",
 ]
 
@@ -41,6 +43,7 @@ _HOME = {
     "SUPPORTED_FORMATS": "formats",
     "read": "matrices",
     "write_h5ad": "matrices",
+    "update_h5ad": "matrices",
     "read_frame": "tables",
     "atomic_path": "files",
     "check_output_path": "files",

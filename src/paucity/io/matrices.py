@@ -24,7 +24,7 @@ from .._errors import ParameterError, ReaderError, ShapeMismatchError
 from .files import atomic_path
 from .formats import MISSING_MARKERS, SUPPORTED_FORMATS, check_unique_columns, existing_file, file_ending, reading, separator
 
-__all__ = ["read", "write_h5ad"]
+__all__ = ["read", "write_h5ad", "update_h5ad"]
 
 
 def read(
@@ -134,6 +134,76 @@ def write_h5ad(adata: anndata.AnnData, path) -> None:
     """
     with atomic_path(path) as tmp:
         adata.write_h5ad(tmp)
+
+
+def update_h5ad(path, adata: anndata.AnnData, *, uns=(), var=()) -> None:
+    """Write the entries ``uns`` of ``adata.uns`` and the columns ``var`` of ``adata.var`` into the ``.h5ad`` at
+    ``path``, leaving everything else in the file as it is there, atomically.
+
+    The file is copied beside itself, the entries are replaced in the copy,
+    and the copy replaces the file (:func:`os.replace`): a crash leaves the
+    old file or the new one, whole. What another program stored in the file
+    since ``adata`` was read (other keys of ``uns``, other columns of
+    ``var``) is kept, which writing the whole AnnData would lose; the matrix
+    is copied, not encoded again.
+
+    Parameters
+    ----------
+    path : str or path-like
+        An existing ``.h5ad`` file with the cells and genes of ``adata``.
+    adata : anndata.AnnData
+    uns : sequence of str
+        Keys of ``adata.uns`` to write (a key missing from ``adata.uns`` is removed from the file).
+    var : sequence of str
+        Columns of ``adata.var`` to write (a column missing from ``adata.var`` is removed from the file).
+
+    Raises
+    ------
+    paucity._errors.ReaderError
+        When the file cannot be read as an h5ad, or its genes are not those of ``adata``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, numpy as np, anndata
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "cells.h5ad"
+    >>> adata = anndata.AnnData(np.eye(2, dtype=np.float32))
+    >>> write_h5ad(adata, target)
+    >>> adata.uns["note"] = "checked"
+    >>> update_h5ad(target, adata, uns=["note"])
+    >>> str(read(target).uns["note"])
+    'checked'
+    """
+    import shutil
+
+    import h5py
+    from anndata.io import read_elem, write_elem
+
+    path = Path(path)
+    uns, var = list(uns), list(var)
+    with atomic_path(path) as tmp:
+        with reading(path, "an h5ad file"):
+            shutil.copy2(path, tmp)
+            handle = h5py.File(tmp, "r+")
+        with handle:
+            with reading(path, "an h5ad file"):
+                stored_var = read_elem(handle["var"])
+            if not pd.Index(stored_var.index).astype(str).equals(pd.Index(adata.var_names).astype(str)):
+                raise ReaderError(f"{path} no longer holds the genes this data was read with (was it replaced?); "
+                                  "nothing was written.")
+            if var:
+                for column in var:
+                    if column in adata.var:
+                        stored_var[column] = adata.var[column].to_numpy()
+                    else:
+                        stored_var = stored_var.drop(columns=column, errors="ignore")
+                del handle["var"]
+                write_elem(handle, "var", stored_var)
+            group = handle.require_group("uns")
+            for key in uns:
+                if key in group:
+                    del group[key]
+                if key in adata.uns:
+                    write_elem(group, key, adata.uns[key])
 
 
 def _read_h5ad(path: Path) -> anndata.AnnData:

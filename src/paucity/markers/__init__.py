@@ -1,14 +1,30 @@
 """Information-theoretic marker (feature) selection (seed 000, chapter 2).
 
 - :class:`InfoSelector`: a scikit-learn selector (``fit``/``transform``).
-- :func:`select`: the scanpy-style function on AnnData.
-- :class:`Stepwise`: the greedy search one step at a time, for interactive use.
+- :func:`find_markers`: the whole analysis on an AnnData, returning a
+  :class:`MarkerResult` (frozen: the genes in order, their scores and
+  relevance, the parameters; ``to_frame``, ``to_dict``, ``write``, ``read``).
+- :func:`select`: the scanpy-style function (the result stored in the AnnData,
+  readable by scanpy's ``rank_genes_groups`` getter and plots), and
+  :func:`get`, the tidy table of a stored result.
+- :class:`Stepwise`: the greedy search one step at a time, for interactive use;
+  :class:`MarkerExplorer`, the model of the marker explorer page.
 """
 
-from .adata import select
+from importlib import import_module
+
+from .adata import find_markers, select
 from .greedy import Selection, select_features
 from .objectives import METHODS, Objective, make_objective
+from .result import MarkerResult, get
 from .selector import InfoSelector
 from .stepwise import Stepwise
 
-__all__ = ["InfoSelector", "select", "Stepwise", "Selection", "select_features", "make_objective", "Objective", "METHODS"]
+__all__ = ["InfoSelector", "find_markers", "select", "get", "MarkerResult", "Stepwise", "MarkerExplorer", "Selection",
+           "select_features", "make_objective", "Objective", "METHODS"]
+
+
+def __getattr__(name: str):
+    if name in ("MarkerExplorer", "EXPLORER_METHODS", "EMBEDDINGS"):
+        return getattr(import_module("paucity.markers.explorer"), name)
+    raise AttributeError(f"module 'paucity.markers' has no attribute {name!r}")

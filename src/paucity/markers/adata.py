@@ -1,17 +1,24 @@
-"""The scanpy-style adapter: marker selection on an AnnData object."""
+"""Marker selection on an AnnData object: :func:`find_markers` (the analysis) and :func:`select` (scanpy-style).
+
+:func:`find_markers` runs the selection on the matrix of an AnnData and
+returns a :class:`~paucity.markers.MarkerResult`; :func:`select` stores that
+result in the AnnData, as ``scanpy.tl.rank_genes_groups`` stores its own, with
+:meth:`MarkerResult.write`. Every check of the parameters is the estimator's
+(:class:`~paucity.markers.InfoSelector`).
+"""
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from .._anndata import expression_matrix, group_labels
 from .._errors import ParameterError
 from .._validation import BOOLEAN, Instance, check_parameter, validate_params
 from .objectives import SUPERVISED
+from .result import DEFAULT_KEY, MarkerResult
 from .selector import InfoSelector
 
-__all__ = ["select"]
+__all__ = ["find_markers", "select"]
 
 
 BACKED_BLOCK_ROWS = 50_000
@@ -27,7 +34,7 @@ def _lazy_if_backed(X):
     return read_elem_lazy(group, chunks=(min(BACKED_BLOCK_ROWS, X.shape[0]), X.shape[1]))
 
 
-def select(
+def find_markers(
     adata,
     groupby: str | None,
     method: str = "cife",
@@ -40,12 +47,10 @@ def select(
     degree: int | None = None,
     layer: str | None = None,
     use_raw: bool | None = None,
-    key_added: str = "paucity_markers",
-    copy: bool = False,
     n_jobs: int | None = None,
     progress: bool = False,
-):
-    """Select marker genes of the groups in ``adata.obs[groupby]``; results stored in ``adata``.
+) -> MarkerResult:
+    """Select marker genes of the groups in ``adata.obs[groupby]``; returns the result, ``adata`` unchanged.
 
     Parameters
     ----------
@@ -64,84 +69,34 @@ def select(
         As in :class:`paucity.markers.InfoSelector`.
     layer : str, optional
     use_raw : bool, optional
-    key_added : str, default="paucity_markers"
-        Key of the result in ``adata.uns`` and prefix of the columns added to
-        ``adata.var``.
-    copy : bool, default=False
-        Leave ``adata`` untouched and return a copy with the results.
 
     Returns
     -------
-    None or anndata.AnnData
-        None, with the results written into ``adata``; with ``copy=True`` the
-        copy that holds them.
+    MarkerResult
 
     Notes
     -----
     Seed 000, chapter 2; see :class:`~paucity.markers.InfoSelector`.
 
-    What is stored:
-
-    ``adata.uns[key_added]``, a dict of
-        ``"params"``: the call's parameters (``method``, ``n_features``,
-        ``mode``, ``n_bins``, ``prefilter``, ``beta``, ``degree``,
-        ``groupby``, ``layer``, ``use_raw``; those that are None are left
-        out), and the table of selected genes, one equal-length array per
-        column, in selection order:
-
-        - ``names``: the gene (``var_names`` of the matrix read);
-        - ``group``: binary mode only, the group whose one-vs-rest list
-          gave the gene in the round-robin merge;
-        - ``step``: the greedy step (1, 2, ...) at which the gene was
-          chosen; in binary mode, the step in its group's list;
-        - ``selection_scores``: the objective's value (bits) at that step,
-          :attr:`InfoSelector.selection_scores_`;
-        - ``scores``: the gene's relevance I(gene; groups) in bits (its
-          entropy for the unsupervised methods), :attr:`InfoSelector.scores_`;
-        - ``feature_index``: the gene's column in the matrix read.
-
-        ``pandas.DataFrame({k: v for k, v in adata.uns[key_added].items() if k != "params"})``
-        gives the table.
-    ``adata.var[key_added]``
-        True for the selected genes.
-    ``adata.var[f"{key_added}_score"]``
-        The relevance (``scores_``) of every gene, when every gene of
-        ``adata.var`` is in the matrix read (always, except for a
-        ``adata.raw`` that lacks some of them).
-
     Examples
     --------
     >>> import anndata, numpy as np, pandas as pd
-    >>> from paucity.markers import select
+    >>> from paucity.markers import find_markers
     >>> rng = np.random.default_rng(0)
     >>> groups = rng.choice(["B", "T"], size=200)
     >>> X = rng.poisson(1.0, size=(200, 5)).astype(np.float32)
     >>> X[:, 3] += 4 * (groups == "T")
     >>> cells = pd.DataFrame({"cell_type": groups}, index=[f"c{i}" for i in range(200)])
     >>> adata = anndata.AnnData(X, obs=cells, var=pd.DataFrame(index=["CD3E", "MS4A1", "LYZ", "CD3D", "NKG7"]))
-    >>> select(adata, "cell_type", n_features=2)
-    >>> adata.uns["paucity_markers"]["names"].tolist()
-    ['CD3D', 'LYZ']
-    >>> adata.var["paucity_markers"].tolist()
-    [False, False, True, True, False]
-    >>> adata.var["paucity_markers_score"].round(2).tolist()     # I(gene; cell_type), bits
-    [0.04, 0.01, 0.01, 0.72, 0.02]
+    >>> result = find_markers(adata, "cell_type", n_features=2)
+    >>> result.names, result.relevance.round(2).tolist()      # I(gene; cell_type), bits
+    (('CD3D', 'LYZ'), [0.72, 0.01])
     """
-    key_added = check_parameter(key_added, "key_added", [Instance(str, description="a string")], owner="select")
-    copy = check_parameter(copy, "copy", [BOOLEAN], owner="select")
-    groupby = check_parameter(groupby, "groupby", [Instance(str, description="a column name"), None], owner="select")
-    selector = InfoSelector(
-        method=method,
-        n_features=n_features,
-        mode=mode,
-        n_bins=n_bins,
-        prefilter=prefilter,
-        beta=beta,
-        degree=degree,
-        n_jobs=n_jobs,
-        progress=progress,
-    )
-    params = validate_params(selector)  # bad parameters fail before anything is read
+    groupby = check_parameter(groupby, "groupby", [Instance(str, description="a column name"), None],
+                              owner="find_markers")
+    selector = InfoSelector(method=method, n_features=n_features, mode=mode, n_bins=n_bins, prefilter=prefilter,
+                            beta=beta, degree=degree, n_jobs=n_jobs, progress=progress)
+    params = validate_params(selector)  # the estimator's checks, before anything is read
     method = params["method"]
     if method in SUPERVISED and groupby is None:
         raise ParameterError(
@@ -156,70 +111,102 @@ def select(
     labels = None if groupby is None else group_labels(adata, groupby).to_numpy()
     X, var_names = expression_matrix(adata, layer, use_raw)
     var_names = pd.Index(var_names).astype(str)
-    selector._message_names = var_names  # warnings name genes, not columns x0, x1, ...
-    selector.fit(_lazy_if_backed(X), labels)  # a file opened with backed="r" is read block by block, never whole
-
-    selected = selector.selected_
-    table = {"names": np.asarray(var_names[selected], dtype=object)}
-    if params["mode"] == "binary":
-        group, step = _origin(selector)
-        table["group"] = group
-        table["step"] = step
-    else:
-        table["step"] = np.arange(1, len(selected) + 1, dtype=np.int64)
-    table["selection_scores"] = np.asarray(selector.selection_scores_, dtype=np.float64)
-    table["scores"] = np.asarray(selector.scores_[selected], dtype=np.float64)
-    table["feature_index"] = np.asarray(selected, dtype=np.int64)
+    # a file opened with backed="r" is read block by block, never whole
+    selector.fit(_lazy_if_backed(X), labels, feature_names=var_names)
     if use_raw is None:
         use_raw = adata.raw is not None and layer is None
     recorded = {
-        "method": method,
-        "n_features": params["n_features"],
-        "mode": params["mode"],
-        "n_bins": params["n_bins"],
-        "prefilter": params["prefilter"],
-        "beta": params["beta"],
-        "degree": params["degree"],
-        "groupby": groupby,
-        "layer": layer,
-        "use_raw": bool(use_raw),
+        "method": method, "n_features": params["n_features"], "mode": params["mode"], "n_bins": params["n_bins"],
+        "prefilter": params["prefilter"], "beta": params["beta"], "degree": params["degree"], "groupby": groupby,
+        "layer": layer, "use_raw": bool(use_raw),
     }
+    return MarkerResult.from_selector(selector, var_names, recorded)
 
+
+def select(
+    adata,
+    groupby: str | None,
+    method: str = "cife",
+    n_features: int = 50,
+    mode: str = "multiclass",
+    *,
+    n_bins: int | None = 5,
+    prefilter: int | None = 5000,
+    beta: float | None = None,
+    degree: int | None = None,
+    layer: str | None = None,
+    use_raw: bool | None = None,
+    key_added: str = DEFAULT_KEY,
+    copy: bool = False,
+    n_jobs: int | None = None,
+    progress: bool = False,
+):
+    """Select marker genes of the groups in ``adata.obs[groupby]``; results stored in ``adata``.
+
+    :func:`find_markers`, then :meth:`MarkerResult.write` into ``adata`` (or
+    a copy): as ``scanpy.tl.rank_genes_groups`` stores its result, so that
+    ``sc.get.rank_genes_groups_df(adata, group=None, key=key_added)`` and
+    ``sc.pl.rank_genes_groups_dotplot(adata, key=key_added)`` (and
+    ``_matrixplot``, ``_heatmap``, ``_stacked_violin``) read it.
+
+    Parameters
+    ----------
+    adata, groupby, method, n_features, mode, n_bins, prefilter, beta, degree, layer, use_raw, n_jobs, progress
+        As :func:`find_markers`.
+    key_added : str, default="paucity_markers"
+        Key of the result in ``adata.uns`` and prefix of the columns added to
+        ``adata.var``.
+    copy : bool, default=False
+        Leave ``adata`` untouched and return a copy with the results.
+
+    Returns
+    -------
+    None or anndata.AnnData
+        None, with the results written into ``adata``; with ``copy=True`` the
+        copy that holds them.
+
+    Notes
+    -----
+    What is stored (:mod:`paucity.markers.result` says it in full):
+
+    ``adata.uns[key_added]``
+        scanpy's layout: ``names`` and ``scores`` per group (binary mode:
+        each group's list; multiclass: one group ``"all"``, every gene in
+        the order chosen), NaN ``logfoldchanges``, ``pvals`` and
+        ``pvals_adj``, paucity's ``relevance`` and ``step`` per group,
+        ``params``, and ``selection``, the table of
+        :meth:`MarkerResult.to_frame` (:func:`paucity.markers.get` returns it).
+    ``adata.var[key_added]``
+        True for the selected genes.
+    ``adata.var[f"{key_added}_score"]``
+        The relevance I(gene; groups) of every gene, when every gene of
+        ``adata.var`` is in the matrix read (always, except for a
+        ``adata.raw`` that lacks some of them).
+
+    Examples
+    --------
+    >>> import anndata, numpy as np, pandas as pd
+    >>> import paucity.markers
+    >>> rng = np.random.default_rng(0)
+    >>> groups = rng.choice(["B", "T"], size=200)
+    >>> X = rng.poisson(1.0, size=(200, 5)).astype(np.float32)
+    >>> X[:, 3] += 4 * (groups == "T")
+    >>> cells = pd.DataFrame({"cell_type": groups}, index=[f"c{i}" for i in range(200)])
+    >>> adata = anndata.AnnData(X, obs=cells, var=pd.DataFrame(index=["CD3E", "MS4A1", "LYZ", "CD3D", "NKG7"]))
+    >>> paucity.markers.select(adata, "cell_type", n_features=2)
+    >>> paucity.markers.get(adata)["names"].tolist()
+    ['CD3D', 'LYZ']
+    >>> adata.var["paucity_markers"].tolist()
+    [False, False, True, True, False]
+    >>> adata.var["paucity_markers_score"].round(2).tolist()     # I(gene; cell_type), bits
+    [0.04, 0.01, 0.01, 0.72, 0.02]
+    """
+    key_added = check_parameter(key_added, "key_added", [Instance(str, description="a string")], owner="select")
+    copy = check_parameter(copy, "copy", [BOOLEAN], owner="select")
+    result = find_markers(adata, groupby, method=method, n_features=n_features, mode=mode, n_bins=n_bins,
+                          prefilter=prefilter, beta=beta, degree=degree, layer=layer, use_raw=use_raw, n_jobs=n_jobs,
+                          progress=progress)
     if copy:
         adata = adata.copy()
-    adata.uns[key_added] = {"params": {k: v for k, v in recorded.items() if v is not None}, **table}
-    adata.var[key_added] = adata.var_names.isin(table["names"])
-    relevance = _per_var(selector.scores_, var_names, adata.var_names)
-    if relevance is not None:
-        adata.var[f"{key_added}_score"] = relevance
+    result.write(adata, key_added)
     return adata if copy else None
-
-
-def _origin(selector: InfoSelector) -> tuple[np.ndarray, np.ndarray]:
-    """For each gene of a binary-mode selection: the group whose list gave it first, and its step there.
-
-    The round-robin merge takes a gene at the smallest step at which some
-    group's list has it, from the first such group.
-    """
-    groups, steps = [], []
-    for feature in selector.selected_:
-        best = None
-        for group, chosen in selector.selected_per_class_.items():
-            where = np.flatnonzero(chosen == feature)
-            if where.size and (best is None or where[0] < best[1]):
-                best = (group, int(where[0]))
-        groups.append(str(best[0]))
-        steps.append(best[1] + 1)
-    return np.asarray(groups, dtype=object), np.asarray(steps, dtype=np.int64)
-
-
-def _per_var(values: np.ndarray, names: pd.Index, var_names: pd.Index):
-    """``values`` (one per gene of the matrix read) in the order of ``adata.var``, or None when some gene is missing."""
-    if names.equals(pd.Index(var_names).astype(str)):
-        return np.asarray(values)
-    if not names.is_unique:
-        return None
-    position = names.get_indexer(pd.Index(var_names).astype(str))
-    if (position < 0).any():
-        return None
-    return np.asarray(values)[position]

@@ -79,8 +79,8 @@ class InfoSelector(SelectorMixin, BaseEstimator):
         (binary mode: the round-robin merge of the class lists).
     selected_names_ : numpy.ndarray of str
         Their names: ``feature_names_in_[selected_]`` when X had string
-        column names, otherwise ``"x0"``, ``"x1"``, ... as
-        ``get_feature_names_out`` names them.
+        column names, else the ``feature_names`` given to ``fit``, otherwise
+        ``"x0"``, ``"x1"``, ... as ``get_feature_names_out`` names them.
     scores_ : numpy.ndarray of float64, shape (n_features_in_,)
         One score per input feature: its relevance I(x_j; y) in bits (the
         mutual information with the labels, over all classes, in both
@@ -96,6 +96,8 @@ class InfoSelector(SelectorMixin, BaseEstimator):
         True for the selected features (``get_support()`` returns it).
     selected_per_class_ : dict
         Binary mode only: class label -> that class's own selection.
+    selection_scores_per_class_ : dict
+        Binary mode only: class label -> the objective's values along that class's list.
     classes_ : numpy.ndarray
         Class labels (supervised methods).
     n_candidates_ : int
@@ -177,7 +179,7 @@ class InfoSelector(SelectorMixin, BaseEstimator):
         tags.target_tags.required = str(self.method).lower() in SUPERVISED
         return tags
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, *, feature_names=None):
         """Select features of X (and labels y for supervised methods).
 
         Parameters
@@ -192,6 +194,10 @@ class InfoSelector(SelectorMixin, BaseEstimator):
         y : array-like of shape (n_samples,), optional
             Class labels; required by supervised methods, ignored by the
             unsupervised ones.
+        feature_names : array-like of str, optional
+            Names of X's columns when X carries none (an AnnData's genes for
+            a sparse matrix): they name the features in warnings and in
+            ``selected_names_``. A DataFrame's own column names come first.
 
         Returns
         -------
@@ -210,6 +216,7 @@ class InfoSelector(SelectorMixin, BaseEstimator):
             raise ParameterError(f"method {method!r} is unsupervised and has no binary mode; use mode='multiclass'.")
 
         names = getattr(X, "columns", None)
+        given_names = None if feature_names is None else np.asarray(feature_names, dtype=object).astype(str)
         distributed = is_dask_array(X)
         if distributed:
             from ..info.distributed import DistributedBins, check_degree
@@ -221,6 +228,11 @@ class InfoSelector(SelectorMixin, BaseEstimator):
             X = check_matrix(X, name="X", nonnegative=True, sparse_format="csc")
         n_samples, n_columns = (int(d) for d in X.shape)
         self.n_features_in_ = n_columns
+        if given_names is not None and len(given_names) != n_columns:
+            raise InputError(
+                f"feature_names has {len(given_names)} names but X has {n_columns} columns; give one name per column."
+            )
+        self._given_names = given_names
         if names is not None and all(isinstance(c, str) for c in names):
             self.feature_names_in_ = np.asarray(names, dtype=object)
         elif hasattr(self, "feature_names_in_"):
@@ -266,14 +278,20 @@ class InfoSelector(SelectorMixin, BaseEstimator):
         self.n_candidates_ = selection.n_candidates
         if mode == "binary":
             self.selected_per_class_ = {self.classes_[t]: sel for t, (sel, _) in selection.per_class.items()}
-        elif hasattr(self, "selected_per_class_"):
-            del self.selected_per_class_
+            self.selection_scores_per_class_ = {self.classes_[t]: np.asarray(scores, dtype=np.float64)
+                                                for t, (_, scores) in selection.per_class.items()}
+        else:
+            for attribute in ("selected_per_class_", "selection_scores_per_class_"):
+                if hasattr(self, attribute):
+                    delattr(self, attribute)
         return self
 
     def _names(self) -> np.ndarray:
-        """Feature names as ``get_feature_names_out`` gives them: the columns of X, or x0, x1, ..."""
+        """Feature names: the columns of X, else the ``feature_names`` given to ``fit``, else x0, x1, ..."""
         if hasattr(self, "feature_names_in_"):
             return np.asarray(self.feature_names_in_, dtype=object)
+        if getattr(self, "_given_names", None) is not None:
+            return np.asarray(self._given_names, dtype=object)
         return np.asarray([f"x{j}" for j in range(self.n_features_in_)], dtype=object)
 
     def _check_constant(self, constant: np.ndarray, n_bins) -> None:
@@ -286,10 +304,7 @@ class InfoSelector(SelectorMixin, BaseEstimator):
             )
         if constant.any():
             count = int(constant.sum())
-            # markers.select fits on the matrix of an AnnData and hands over its gene names for this message
-            names = getattr(self, "_message_names", None)
-            if names is None or len(names) != constant.shape[0]:
-                names = self._names()
+            names = self._names()
             shown = ", ".join(map(str, np.asarray(names)[np.flatnonzero(constant)[:SHOWN_NAMES]]))
             more = ", ..." if count > SHOWN_NAMES else ""
             warnings.warn(

@@ -124,6 +124,24 @@ class Stepwise:
         out[self._selected] = np.nan
         return out
 
+    def terms(self, feature: int) -> tuple[float, dict[tuple[int, ...], float]]:
+        """What ``feature``'s current score is made of: its base term (I(x; y), or H(x) unsupervised) and the
+        interaction term of each subset of the selection (seed 000, Algorithm 5), before the objective weighs
+        them (its ``combine``).
+
+        Returns
+        -------
+        (float, dict)
+            The base term, and ``{subset of selected features: T(subset; x)}``.
+        """
+        feature = self._check_feature(feature)
+        position = self._position[feature]
+        return float(self._base[position]), {key: float(value[position]) for key, value in self._terms.items()}
+
+    @property
+    def objective(self) -> Objective:
+        return self._objective
+
     def best(self) -> int | None:
         """The unselected candidate of highest score (lowest index on ties), or None."""
         current = self._current().copy()

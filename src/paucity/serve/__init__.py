@@ -1,6 +1,7 @@
 """paucity in the browser: the marker explorer and the annotation page (``paucity serve``).
 
-- :class:`MarkerExplorer`: the state behind the marker explorer, a greedy search a person steers.
+- :class:`~paucity.markers.MarkerExplorer`: the state behind the marker explorer, a greedy search a
+  person steers (its model lives in :mod:`paucity.markers.explorer`; it is re-exported here).
 - :class:`AnnotationSession`: the state behind the annotation page, pairs of a clustering session handed
   to annotators one at a time.
 - :func:`markers_app`, :func:`annotate_app`: their ASGI applications (Starlette), pages and JSON APIs.
@@ -9,7 +10,7 @@ Importing this package needs neither Starlette nor anndata; the two applications
 """
 
 from .annotation import AnnotationSession
-from .explorer import EMBEDDINGS, EXPLORER_METHODS, MarkerExplorer
+from ..markers.explorer import EMBEDDINGS, EXPLORER_METHODS, MarkerExplorer
 
 __all__ = ["MarkerExplorer", "AnnotationSession", "EXPLORER_METHODS", "EMBEDDINGS", "markers_app", "annotate_app"]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from .._errors import ParameterError
 from .._validation import Interval, check_parameter
 from .access import Access
-from .explorer import MarkerExplorer
+from ..markers.explorer import MarkerExplorer, SelectionConflict
 from .json_api import json_app, read_body, required
 from .plots import box_svg, embedding_svg, history_svg
 
@@ -138,12 +138,28 @@ def markers_app(explorer: MarkerExplorer, *, token: str | None = None, local_onl
         )
 
     async def export_h5ad(request: Request):
-        await read_body(request)
-        return JSONResponse({"result": await run(explorer.export_h5ad)})
+        body = await read_body(request, "key", "overwrite")
+        overwrite = body.get("overwrite", False)
+        if not isinstance(overwrite, bool):
+            raise ParameterError(f"overwrite must be true or false, got {json.dumps(overwrite)[:40]}.")
+        try:
+            saved = await run(lambda: explorer.export_h5ad(body.get("key"), overwrite=overwrite))
+        except SelectionConflict as conflict:  # the page asks: overwrite, or save under the suggested key
+            return JSONResponse(
+                {"error": str(conflict), "key": conflict.key, "suggested_key": conflict.suggested_key},
+                status_code=409,
+            )
+        return JSONResponse({"result": saved, "state": await run(explorer.state)})
 
     async def cross_validation(request: Request):
-        error = await run(explorer.cross_validated_error)
-        return JSONResponse({"error_rate": error, "classifier": "nearest centroid", "n_folds": 5})
+        answer = await run(explorer.cross_validated_error)
+        return JSONResponse({**answer, "classifier": "nearest centroid"})
+
+    async def explain(request: Request):
+        return JSONResponse(await run(explorer.explain, gene_of(request)))
+
+    async def version(request: Request):
+        return JSONResponse({"version": explorer.version})
 
     def gene_of(request: Request) -> str:
         gene = request.query_params.get("gene")
@@ -184,6 +200,8 @@ def markers_app(explorer: MarkerExplorer, *, token: str | None = None, local_onl
         Route("/api/export.csv", export_csv),
         Route("/api/export/h5ad", export_h5ad, methods=["POST"]),
         Route("/api/cv", cross_validation),
+        Route("/api/explain", explain),
+        Route("/api/version", version),
         Route("/api/plot/box.svg", box),
         Route("/api/plot/embedding.svg", embedding),
         Route("/api/plot/history.svg", history),

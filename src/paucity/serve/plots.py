@@ -166,8 +166,16 @@ def embedding_svg(coordinates: np.ndarray, values: np.ndarray, gene: str, key: s
     return _svg(size + legend + 20, size, body, title)
 
 
+#: The most points of the score history that carry their gene's name on the plot.
+MAX_NAMED_POINTS = 40
+
+
 def history_svg(history: list[dict], width: int = 560, height: int = 180) -> str:
-    """The score of every gene added so far, in the order added (by hand or by the search).
+    """The score of every gene added so far, in the order added (by hand or by the search), each point named.
+
+    Up to :data:`MAX_NAMED_POINTS` points carry their gene's name under the
+    axis (the plot grows to fit them); beyond that the names are in each
+    point's tooltip and in the page's table of changes.
 
     Examples
     --------
@@ -175,9 +183,14 @@ def history_svg(history: list[dict], width: int = 560, height: int = 180) -> str
     >>> svg = history_svg([{"action": "add", "gene": "LYZ", "score": 1.0}, {"action": "take", "gene": "CST3", "score": 0.4}])
     >>> svg.count("<circle")
     2
+    >>> ">LYZ</text>" in svg and ">CST3</text>" in svg
+    True
     """
     added = [e for e in history if e["action"] in ("add", "take") and e["score"] is not None]
-    left, right, top, bottom = 50, 16, 24, 28
+    named = 0 < len(added) <= MAX_NAMED_POINTS
+    label_room = min(90, 6 * max((len(str(e["gene"])) for e in added), default=0) + 8) if named else 0
+    height += label_room
+    left, right, top, bottom = 50, 16, 24, 28 + label_room
     body = ['<text x="50" y="16" font-weight="600">Score of each gene when added (bits)</text>']
     if not added:
         body.append(f'<text x="{left}" y="{height / 2:.0f}" fill="#555">No gene added yet.</text>')
@@ -199,9 +212,14 @@ def history_svg(history: list[dict], width: int = 560, height: int = 180) -> str
     body.append(f'<polyline points="{points}" fill="none" stroke="#0072B2" stroke-width="1.5"/>')
     for i, (event, v) in enumerate(zip(added, scores)):
         colour = "#0072B2" if event["action"] == "add" else "#E69F00"
+        name = escape(str(event["gene"]))
         body.append(
-            f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="3.5" fill="{colour}"><title>{escape(str(event["gene"]))}: '
+            f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="3.5" fill="{colour}"><title>{name}: '
             f"{v:.3f} bits ({'by hand' if event['action'] == 'add' else 'by the search'})</title></circle>"
         )
+        if named:
+            base = top + plot_h + 10
+            body.append(f'<text x="{x(i):.1f}" y="{base:.1f}" font-size="10" text-anchor="end" '
+                        f'transform="rotate(-55 {x(i):.1f} {base:.1f})">{name}</text>')
     body.append(f'<text x="{left}" y="{height - 8}" fill="#555">blue: added by hand · orange: taken by the search</text>')
     return _svg(width, height, body, "Score history")

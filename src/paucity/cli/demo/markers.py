@@ -61,7 +61,9 @@ def _selected(adata, key: str):
     """The genes ``select`` stored under ``adata.uns[key]``, as a table: gene, score (bits when chosen), step."""
     import pandas as pd
 
-    stored = adata.uns[key]
+    from ...markers import get
+
+    stored = get(adata, key)
     return pd.DataFrame({"gene": stored["names"], "score": stored["selection_scores"], "step": stored["step"]})
 
 

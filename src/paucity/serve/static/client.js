@@ -10,15 +10,20 @@ window.paucity = (function () {
     return token ? path + (path.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(token) : path;
   }
 
-  // An error the server answered (it is reachable; the request was refused) or a network failure (it is not).
-  class ServerError extends Error {}
+  // An error the server answered (it is reachable; the request was refused, with its status and JSON body)
+  // or a network failure (it is not: fetch throws a TypeError).
+  class ServerError extends Error {
+    constructor(message, status, data) { super(message); this.status = status; this.data = data; }
+  }
 
-  async function api(path, body) {
+  // GET without a body, POST with one; signal (an AbortSignal) cancels the request.
+  async function api(path, body, signal) {
     const options = body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(body) };
-    const response = await fetch(withToken(path), options);  // a network failure throws a TypeError
+    if (signal) options.signal = signal;
+    const response = await fetch(withToken(path), options);
     let data = {};
     try { data = await response.json(); } catch (error) { data = { error: response.statusText }; }
-    if (!response.ok) throw new ServerError(data.error || response.statusText);
+    if (!response.ok) throw new ServerError(data.error || response.statusText, response.status, data);
     return data;
   }
 

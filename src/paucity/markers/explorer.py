@@ -1,4 +1,11 @@
-"""The marker explorer's state: a greedy search a person steers one gene at a time (seed 000, §2.10)."""
+"""The marker explorer's model: a greedy search a person steers one gene at a time (seed 000, §2.10).
+
+The web page (``paucity serve markers``, :mod:`paucity.serve.markers`) shows
+and changes a :class:`MarkerExplorer`; the selection it saves is a
+:class:`~paucity.markers.MarkerResult`, written and read as
+:func:`~paucity.markers.select` writes its own, so that a file saved from the
+page opens again where it was left.
+"""
 
 from __future__ import annotations
 
@@ -13,15 +20,16 @@ import numpy as np
 import pandas as pd
 
 from .._anndata import expression_matrix, group_labels
-from .._errors import ParameterError
+from .._errors import InputError, ParameterError
 from .._validation import Instance, Interval, Options, check_labels, check_matrix, check_parameter
 from ..info import BinnedMatrix, discretize
-from ..info.counts import PairCounter
-from ..markers import Stepwise, make_objective
-from ..markers.greedy import prefilter_candidates, univariate_scores
-from ..markers.objectives import SUPERVISED, UNSUPERVISED
+from ..info.counts import PairCounter, candidate_interactions
+from .greedy import prefilter_candidates, univariate_scores
+from .objectives import SUPERVISED, UNSUPERVISED, make_objective
+from .result import DEFAULT_KEY, HISTORY_COLUMNS, MarkerResult
+from .stepwise import Stepwise
 
-__all__ = ["MarkerExplorer", "EXPLORER_METHODS", "EMBEDDINGS", "MAX_GENE_NAME"]
+__all__ = ["MarkerExplorer", "SelectionConflict", "EXPLORER_METHODS", "EMBEDDINGS", "MAX_GENE_NAME"]
 
 #: The objectives the explorer offers (``degree`` needs its K and is left to ``paucity markers``).
 EXPLORER_METHODS = tuple(m for m in SUPERVISED if m != "degree") + UNSUPERVISED
@@ -31,6 +39,15 @@ EMBEDDINGS = ("X_umap", "X_tsne", "X_pca")
 MAX_GENE_NAME = 200
 #: Undo steps kept.
 MAX_UNDO = 200
+
+
+class SelectionConflict(InputError):
+    """Saving would replace a different selection stored in the file (the page asks first)."""
+
+    def __init__(self, message: str, key: str, suggested_key: str):
+        super().__init__(message)
+        self.key = key
+        self.suggested_key = suggested_key
 
 
 @dataclass(frozen=True)
@@ -86,7 +103,7 @@ class MarkerExplorer:
     Examples
     --------
     >>> import anndata, numpy as np, pandas as pd
-    >>> from paucity.serve import MarkerExplorer
+    >>> from paucity.markers import MarkerExplorer
     >>> rng = np.random.default_rng(0)
     >>> groups = rng.choice(["B", "T"], size=300)
     >>> X = rng.poisson(1.0, size=(300, 4)).astype(np.float32)
@@ -116,7 +133,7 @@ class MarkerExplorer:
         n_bins: int = 5,
         prefilter: int | None = 5000,
         path=None,
-        key_added: str = "paucity_markers",
+        key_added: str = DEFAULT_KEY,
     ):
         groupby = check_parameter(groupby, "groupby", [Instance(str, description="a column name")], owner="MarkerExplorer")
         method = check_parameter(method, "method", [Options(*EXPLORER_METHODS)], owner="MarkerExplorer")
@@ -153,7 +170,11 @@ class MarkerExplorer:
         self._history: list[dict] = []
         self._undo: list[tuple] = []
         self._method, self._target = method, None
+        self._version = 0
+        self._cv_lock, self._cv_latest, self._cv_cache = threading.Lock(), 0, None
+        self._saved: dict[str, tuple | None] = {}  # per key: the selection as this explorer found or last saved it
         self._target_of(self._target_key(method, None))  # the first scores are ready before the page opens
+        self.restored = self._restore()
 
     # ----------------------------------------------------------------- reading
     @property
@@ -237,7 +258,15 @@ class MarkerExplorer:
                 "candidates": candidates,
                 "history": self.history(),
                 "can_undo": bool(self._undo),
+                "version": self._version,
+                "restored": self.restored,
+                "key": self._key,
             }
+
+    @property
+    def version(self) -> int:
+        """A number that grows with every change: a page that saw another one reads the state again."""
+        return self._version
 
     # --------------------------------------------------------------- changing
     def add(self, gene: str) -> float:
@@ -338,26 +367,33 @@ class MarkerExplorer:
             self._log("undo", None, None)
 
     # --------------------------------------------------------------- exporting
-    def to_frame(self) -> pd.DataFrame:
-        """The selection as a table: names, step, selection_scores, scores, feature_index.
-
-        ``selection_scores`` is each gene's objective value when it was added
-        (bits) and ``scores`` its relevance I(gene; groups), as
-        :func:`paucity.markers.select` stores them.
-        """
+    def result(self) -> MarkerResult:
+        """The selection as a :class:`~paucity.markers.MarkerResult`: the genes in the order shown, each one's
+        score when it was added (bits), its relevance I(gene; groups), the settings, and the log of changes."""
         with self._lock:
             multiclass = self._target_of(self._target_key("mim", None))
-            relevance = dict(zip(multiclass.candidates.tolist(), multiclass.univariate.tolist()))
-            features = list(self._selection)
-            return pd.DataFrame(
-                {
-                    "names": [self._names[f] for f in features],
-                    "step": np.arange(1, len(features) + 1, dtype=np.int64),
-                    "selection_scores": [self._added_score.get(f, np.nan) for f in features],
-                    "scores": [relevance.get(f, np.nan) for f in features],
-                    "feature_index": np.asarray(features, dtype=np.int64),
-                }
+            relevance = np.zeros(len(self._names))
+            relevance[multiclass.candidates] = multiclass.univariate
+            features = np.asarray(self._selection, dtype=np.int64)
+            history = pd.DataFrame(self.history(), columns=list(HISTORY_COLUMNS))
+            return MarkerResult(
+                names=tuple(self._names[f] for f in features),
+                feature_index=features,
+                selection_scores=np.asarray([self._added_score.get(int(f), np.nan) for f in features], dtype=float),
+                relevance=relevance[features] if len(features) else np.empty(0),
+                steps=np.arange(1, len(features) + 1, dtype=np.int64),
+                method=self._method,
+                params=self.params(),
+                gene_names=self._names,
+                gene_relevance=relevance,
+                history=history,
             )
+
+    def to_frame(self) -> pd.DataFrame:
+        """The selection as a table: names, step, selection_scores, scores, feature_index (as
+        :meth:`MarkerResult.to_frame`): each gene's objective value when it was added (bits) and its relevance
+        I(gene; groups)."""
+        return self.result().to_frame()
 
     def params(self) -> dict:
         """The explorer's settings, as stored beside the exported selection (None values left out)."""
@@ -374,36 +410,113 @@ class MarkerExplorer:
         }
         return {k: v for k, v in recorded.items() if v is not None}
 
-    def export_h5ad(self) -> dict:
-        """Store the selection in ``adata.uns[key_added]`` and rewrite the ``.h5ad`` it came from.
+    def export_h5ad(self, key: str | None = None, *, overwrite: bool = False) -> dict:
+        """Store the selection in ``adata.uns[key]`` (the explorer's key by default) and rewrite the ``.h5ad``.
 
-        The previous file is first copied to ``<name>.h5ad.bak``; the new
-        one is written to a temporary file that then replaces the old one
-        (:func:`os.replace`), so a crash leaves either version whole.
+        A selection already stored under ``key`` in the file, other than the
+        one this explorer opened with or last saved there, is not replaced
+        unless ``overwrite``: :class:`SelectionConflict` says so and suggests
+        a free key. The previous file is first copied to ``<name>.h5ad.bak``;
+        the new one is written to a temporary file that then replaces the old
+        one (:func:`os.replace`), so a crash leaves either version whole. Only
+        ``uns[key]`` and the columns ``var[key]``, ``var[key + "_score"]``
+        change in the file (:func:`paucity.io.update_h5ad`): what another
+        page or program stored there meanwhile is kept.
 
         Returns
         -------
         dict
-            ``{"path", "backup", "n_genes"}``.
+            ``{"path", "backup", "n_genes", "key"}``.
         """
-        from ..io import atomic_path, write_h5ad
+        from ..io import atomic_path, update_h5ad, write_h5ad
 
+        key = self._key if key is None else check_parameter(key, "key", [Instance(str, description="a string")],
+                                                              owner="export")
+        if not key or len(key) > 100 or any(c in key for c in "/\\\x00"):
+            raise ParameterError(f"key must be 1 to 100 characters without slashes, got {key[:40]!r}.")
         with self._lock:
             if self._path is None:
                 raise ParameterError("the data was not read from an .h5ad file, so there is no file to write into.")
-            table = self.to_frame()
-            stored = {"params": self.params()}
-            for column in table.columns:
-                values = table[column].to_numpy()
-                stored[column] = values.astype(object) if column == "names" else values
-            self._adata.uns[self._key] = stored
-            self._adata.var[self._key] = self._adata.var_names.astype(str).isin(table["names"])
+            found = _stored_names(self._path, key)
+            if found is not None and found != self._saved.get(key) and not overwrite:
+                free = next(f"{key}_{k}" for k in range(2, 1000) if _stored_names(self._path, f"{key}_{k}") is None)
+                shown = ", ".join(found[:5]) + (", ..." if len(found) > 5 else "")
+                raise SelectionConflict(
+                    f"{self._path.name} already holds another selection under {key!r} ({len(found)} genes: {shown}); "
+                    f"save under a new key (such as {free!r}) or overwrite it.", key, free)
+            result = self.result()
+            result.write(self._adata, key)
             backup = self._path.with_name(self._path.name + ".bak")
             if self._path.exists():
                 with atomic_path(backup) as tmp:
                     shutil.copy2(self._path, tmp)
-            write_h5ad(self._adata, self._path)
-            return {"path": os.fspath(self._path), "backup": os.fspath(backup), "n_genes": len(table)}
+                # only this key's entries change: what another page or program saved in the file meanwhile stays
+                update_h5ad(self._path, self._adata, uns=[key], var=[key, f"{key}_score"])
+            else:
+                write_h5ad(self._adata, self._path)
+            self._saved[key] = tuple(result.names)
+            self._key = key  # the next Save goes where this one went
+            self._version += 1
+            return {"path": os.fspath(self._path), "backup": os.fspath(backup), "n_genes": len(result.names),
+                    "key": key}
+
+    def explain(self, gene: str) -> dict:
+        """How ``gene``'s current score is made up, under the current objective and selection.
+
+        Returns
+        -------
+        dict
+            ``gene``, ``method``, ``target``, ``score`` (the objective's value),
+            ``base`` (its relevance I(gene; groups) in bits, or its entropy
+            H(gene) for the unsupervised objectives), ``terms``: one per
+            selected gene ``s`` with ``redundancy`` I(gene; s),
+            ``conditional`` I(gene; s | groups) (for objectives that condition
+            on the groups: JMI, CIFE; None otherwise) and ``contribution``,
+            what the objective adds for ``s``; ``base`` plus the
+            contributions is ``score``. And ``note``, one sentence on what
+            dominates.
+
+        Notes
+        -----
+        Seed 000, Table 2.1: CIFE scores I(x; y) − Σ_s [I(x; s) − I(x; s | y)];
+        a gene of little relevance scores high when its redundancy with the
+        selection is explained by the groups (I(x; s | y) large), for CIFE
+        adds that back in full. JMI averages the same terms over the
+        selection; mRMR and MIFS subtract I(x; s) only.
+        """
+        with self._lock:
+            feature = self._feature(gene)
+            if feature in self._selection:
+                raise ParameterError(f"gene {gene!r} is selected; its score is the one it had when added "
+                                     f"({self._added_score.get(feature, float('nan')):.3f} bits).")
+            search = self._search()
+            self._check_candidate(search, feature)
+            base, terms = search.terms(feature)
+            objective = search.objective
+            k = len(search.selected)
+            rows = []
+            for s in search.selected:
+                term = terms.get((s,))
+                if term is None:
+                    continue
+                if objective.with_labels:  # the term is I(x; s; y) = I(x; s) - I(x; s | y)
+                    redundancy = float(candidate_interactions(
+                        self._binned, [self._binned.column(s)], [self._binned.n_bins],
+                        np.array([feature], dtype=np.int64),
+                    )[0])
+                    conditional = redundancy - term
+                else:  # the term is I(x; s) itself
+                    redundancy, conditional = term, None
+                rows.append({"gene": self._names[s], "redundancy": redundancy, "conditional": conditional,
+                             "contribution": float(objective.combine(1, term, k))})
+            score = float(search.scores()[feature])
+            total_redundancy = sum(row["redundancy"] for row in rows)
+            total_conditional = sum(row["conditional"] or 0.0 for row in rows)
+            return {
+                "gene": self._names[feature], "method": self._method, "target": self._target, "score": score,
+                "base": base, "terms": rows,
+                "note": _why(self._method, base, score, total_redundancy, total_conditional, len(rows)),
+            }
 
     # ------------------------------------------------------------------ plots
     def expression(self, gene: str) -> np.ndarray:
@@ -427,28 +540,48 @@ class MarkerExplorer:
                     return key, np.asarray(coordinates, dtype=np.float64)
         return None
 
-    def cross_validated_error(self, n_folds: int = 5, random_state: int = 0) -> float | None:
+    def cross_validated_error(self, n_folds: int = 5, random_state: int = 0) -> dict:
         """Error of a nearest-centroid classifier on the selected genes, by stratified cross-validation.
 
-        A quick check of how well the selection tells the groups apart; None
-        when nothing is selected or a group has fewer cells than folds.
+        A quick check of how well the selection tells the groups apart. A
+        request that a newer one overtook while it waited returns at once
+        with ``superseded`` (the page asks again after every change; only the
+        last question is worth the work), and the last answer is kept for the
+        same selection.
+
+        Returns
+        -------
+        dict
+            ``error_rate`` (None when nothing is selected or a group has fewer
+            cells than folds), ``n_folds``, ``superseded``, ``genes`` (the
+            selection it is about).
         """
         from sklearn.model_selection import StratifiedKFold, cross_val_score
         from sklearn.neighbors import NearestCentroid
 
         with self._lock:
-            features = list(self._selection)
-        if not features:
-            return None
-        counts = np.bincount(self._codes)
-        folds = int(min(n_folds, counts.min()))
-        if folds < 2:
-            return None
-        X = self._expression[:, features]
-        X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
-        splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=random_state)
-        accuracy = cross_val_score(NearestCentroid(), X, self._codes, cv=splitter)
-        return float(1.0 - accuracy.mean())
+            self._cv_latest += 1
+            mine = self._cv_latest
+        with self._cv_lock:
+            if mine != self._cv_latest:
+                return {"error_rate": None, "n_folds": n_folds, "superseded": True, "genes": None}
+            with self._lock:
+                features = tuple(self._selection)
+            if self._cv_cache is not None and self._cv_cache[0] == features:
+                return self._cv_cache[1]
+            counts = np.bincount(self._codes)
+            folds = int(min(n_folds, counts.min()))
+            error = None
+            if features and folds >= 2:
+                X = self._expression[:, list(features)]
+                X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+                splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=random_state)
+                accuracy = cross_val_score(NearestCentroid(), X, self._codes, cv=splitter)
+                error = float(1.0 - accuracy.mean())
+            answer = {"error_rate": error, "n_folds": folds, "superseded": False,
+                      "genes": [self._names[f] for f in features]}
+            self._cv_cache = (features, answer)
+            return answer
 
     # --------------------------------------------------------------- internals
     def _feature(self, gene) -> int:
@@ -524,11 +657,57 @@ class MarkerExplorer:
                 search.add(feature)
         return search
 
+    def _restore(self) -> dict | None:
+        """Take up the selection saved under the explorer's key in the AnnData (by this page, or by select):
+        its genes in order, its objective and group, its log; what could not be taken up is said."""
+        if self._key not in self._adata.uns:
+            self._saved[self._key] = None
+            return None
+        try:
+            saved = MarkerResult.read(self._adata, self._key)
+        except InputError as error:
+            self._saved[self._key] = None
+            return {"restored": False, "n_genes": 0, "reason": str(error)}
+        self._saved[self._key] = tuple(saved.names)
+        groupby = saved.params.get("groupby")
+        if groupby is not None and groupby != self._groupby:
+            return {"restored": False, "n_genes": len(saved.names),
+                    "reason": f"it was chosen for the groups of {groupby!r}, not {self._groupby!r}"}
+        notes = []
+        method, target = saved.params.get("method"), saved.params.get("target")
+        if method in EXPLORER_METHODS:
+            self._method = method
+        else:
+            notes.append(f"its objective {method!r} is not offered here; scoring by {self._method}")
+        if target is not None and target in self._groups and self._method not in UNSUPERVISED:
+            self._target = target
+        elif saved.params.get("mode") == "binary" and target is None:
+            notes.append("it was chosen group by group (binary mode); scoring here against all groups")
+        search = self._search()
+        skipped = []
+        for name in saved.names:
+            position = self._names.get_indexer([name])[0]
+            if position < 0 or not np.isin(position, search.candidates) or position in self._selection:
+                skipped.append(name)
+                continue
+            score = search.add(int(position))
+            self._selection.append(int(position))
+            self._added_score[int(position)] = score
+        if skipped:
+            notes.append(f"{len(skipped)} gene(s) not among the genes scored here were left out "
+                         f"({', '.join(skipped[:5])})")
+        if saved.history is not None:
+            for event in saved.history.to_dict("records"):
+                self._history.append({name: _plain_event(event.get(name)) for name in HISTORY_COLUMNS})
+        self._log("restore", None, None)
+        return {"restored": True, "n_genes": len(self._selection), "reason": "; ".join(notes) or None}
+
     def _remember(self) -> None:
         self._undo.append((tuple(self._selection), dict(self._added_score), self._method, self._target))
         del self._undo[:-MAX_UNDO]
 
     def _log(self, action: str, feature: int | None, score: float | None) -> None:
+        self._version += 1
         self._history.append(
             {
                 "step": len(self._history) + 1,
@@ -540,3 +719,50 @@ class MarkerExplorer:
                 "n_selected": len(self._selection),
             }
         )
+
+
+def _plain_event(value):
+    """A value of a stored log as the explorer keeps it (None for empty text and NaN; ints as ints)."""
+    if value is None or (isinstance(value, float) and np.isnan(value)) or value == "":
+        return None
+    if isinstance(value, (np.floating, float)) and float(value).is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _stored_names(path: Path, key: str) -> tuple | None:
+    """The genes of the selection stored under ``uns/key`` in the file at ``path``, or None for none."""
+    import h5py
+
+    if not path.exists():
+        return None
+    try:
+        with h5py.File(path, "r") as handle:
+            group = handle.get(f"uns/{key}")
+            if group is None:
+                return None
+            for name in ("selection/names", "names"):  # paucity 0.1 kept the names beside params
+                data = group.get(name)
+                if data is not None and getattr(data, "dtype", None) is not None and data.dtype.names is None \
+                        and data.ndim == 1:
+                    return tuple(str(v) for v in data.asstr()[:])
+            return ()
+    except (OSError, KeyError, TypeError, ValueError):
+        return None
+
+
+def _why(method: str, base: float, score: float, redundancy: float, conditional: float, n_terms: int) -> str:
+    """One sentence on what makes a candidate's score."""
+    if method in ("mim", "entropy") or n_terms == 0:
+        return "With nothing selected yet, or for this objective, the score is the gene's relevance alone."
+    if method == "cife" and conditional > redundancy and score > base:
+        return (f"CIFE adds back the redundancy the groups explain: the gene shares {redundancy:.3f} bits with the "
+                f"selection, but {conditional:.3f} bits given the groups, so its score ({score:.3f}) rises above its "
+                f"relevance ({base:.3f}); it is informative together with the genes already chosen.")
+    if method == "jmi":
+        return ("JMI averages, over the selected genes, what each shares with this gene outside the groups "
+                "minus what it shares given the groups, and subtracts that from the relevance.")
+    if method in ("mrmr", "mifs"):
+        return (f"{method.upper()} subtracts the redundancy with the selection ({redundancy:.3f} bits in all) from the "
+                "relevance; the groups play no part in it.")
+    return f"The score is the relevance ({base:.3f} bits) plus the contributions of the selected genes."
