@@ -18,3 +18,18 @@ def test_python_blocks_run(page, tmp_path, monkeypatch):
     namespace: dict = {}
     for block in blocks:
         exec(compile(block, str(page), "exec"), namespace)
+
+
+#: Guides whose every block runs when pasted alone (the rest run in order, as one script).
+ALONE = ("markers.md",)
+ALONE_BLOCKS = [(name, k) for name in ALONE
+                for k in range(len(re.findall(r"```python\n(.*?)```", (DOCS / name).read_text(), flags=re.S)))]
+
+
+@pytest.mark.parametrize("name, k", ALONE_BLOCKS, ids=[f"{name}-{k}" for name, k in ALONE_BLOCKS])
+def test_each_block_runs_alone(name, k, tmp_path, monkeypatch):
+    """A block pasted on its own, into a fresh interpreter's namespace, runs (scanpy's plots on Agg)."""
+    pytest.importorskip("scanpy")
+    monkeypatch.chdir(tmp_path)
+    block = re.findall(r"```python\n(.*?)```", (DOCS / name).read_text(), flags=re.S)[k]
+    exec(compile(block, f"{name} block {k}", "exec"), {"__name__": "__main__"})
