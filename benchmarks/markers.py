@@ -6,6 +6,8 @@ Run with paucity's development Python from the repository root::
     python benchmarks/markers.py --sizes 20000x2000,50000x5000 \
         --anchor-python /path/to/picturedrocks-venv/bin/python
     python benchmarks/markers.py --memory                         # peak RSS, 200,000 x 5,000
+    python benchmarks/markers.py --anchors \
+        --cosg-python /path/to/cosg-venv/bin/python                # beside scanpy's rankings and COSG
 
 For every size the data come from :func:`paucity.datasets.make_scrna_counts`
 with a fixed seed and are saved under ``benchmarks/_data/`` (git-ignored) so
@@ -19,6 +21,19 @@ neither is set). The results are printed and written to ``docs/benchmarks.md``
 between ``<!-- markers:begin -->`` and ``<!-- markers:end -->`` (or, for
 ``--memory``, ``<!-- memory:begin -->`` and ``<!-- memory:end -->``); the rest
 of that file is kept.
+
+``--anchors`` compares paucity's objectives with what a scanpy user would pick
+instead, at the same sizes: scanpy's ``rank_genes_groups`` (t-test, t-test with
+overestimated variance, Wilcoxon, logistic regression) and COSG, through the
+cross-validation protocol of ``paucity markers-benchmark``
+(:func:`paucity.markers.benchmark.run_benchmark`): the classification error of
+each method's markers on held-out cells, and the seconds each takes to select
+the largest number of markers on all the cells. COSG runs in its own
+environment, given by ``--cosg-python`` or ``PAUCITY_COSG_PYTHON`` (required in
+this mode). Every (fold, method, n) result is kept under
+``benchmarks/_data/markers-anchors/`` (``--runs``), so an interrupted run
+resumes. The tables go between ``<!-- markers-anchors:begin -->`` and
+``<!-- markers-anchors:end -->``.
 """
 
 from __future__ import annotations
@@ -51,6 +66,16 @@ METHODS = ("mim", "jmi", "cife")
 REPEATS = 3  # paucity's timings are the best of this many runs (the anchor runs once: minutes per run)
 MARKERS_SECTION = ("<!-- markers:begin -->", "<!-- markers:end -->")
 MEMORY_SECTION = ("<!-- memory:begin -->", "<!-- memory:end -->")
+ANCHORS_SECTION = ("<!-- markers-anchors:begin -->", "<!-- markers-anchors:end -->")
+ANCHORS_RUNS = DATA_DIR / "markers-anchors"
+ANCHORS_COMPARED = (
+    "mim", "jmi", "cife", "mim-binary", "jmi-binary", "cife-binary", "mrmr",
+    "t-test", "t-test_overestim_var", "wilcoxon", "logreg", "cosg", "random",
+)
+"""The guide's comparison without random-forest importance (minutes per fold at these sizes), with scanpy's plain
+t-test (its default method) and COSG."""
+ANCHORS_N_FEATURES = "10,20,50"
+ANCHORS_N_FOLDS = 3
 REPORT_HEADER = """# Benchmarks
 
 Side-by-side runs of paucity against the anchors users would otherwise use.
@@ -396,6 +421,96 @@ def benchmark_sizes(sizes, methods, n_features: int, anchor_python: str | None) 
     return "\n".join(body)
 
 
+def anchor_versions_lines(result) -> list[str]:
+    """The versions of the anchors' own environments (COSG), from the resolved methods."""
+    lines = []
+    for method in result.methods:
+        versions = getattr(method.select, "versions", None)
+        if method.family == "anchor" and versions:
+            lines.append(f"{method.label} side: {versions_line(versions)}.  ")
+    return lines
+
+
+def benchmark_anchors(sizes, cosg_python: str, n_features, n_folds: int, classifiers, runs: Path, n_jobs=None) -> str:
+    """Cross-validated error and selection seconds of paucity's objectives, scanpy's rankings and COSG, per size."""
+    from paucity.markers.benchmark import run_benchmark
+    from paucity.markers.benchmark.methods import method_label
+    from paucity.markers.benchmark.plots import _markdown_table, error_table
+
+    sizes_text = [f"{c:,} × {g:,}" for c, g in sizes]
+    times, errors, result = {}, [], None
+    for (n_cells, n_genes), size in zip(sizes, sizes_text):
+        print(f"\n== {size}: generating (seed {SEED}) ...", flush=True)
+        from paucity.datasets import make_scrna_counts
+
+        data = make_scrna_counts(n_cells=n_cells, n_genes=n_genes, random_state=SEED)
+        X, labels, markers = data.X, data.labels, set(np.concatenate(data.marker_genes).tolist())
+        out = runs / f"{n_cells}x{n_genes}_seed{SEED}"
+        print(f"   {n_folds} folds, n = {', '.join(map(str, n_features))}; results kept in {out}", flush=True)
+        t0 = time.perf_counter()
+        result = run_benchmark(
+            X, labels, n_features=n_features, n_folds=n_folds, methods=list(ANCHORS_COMPARED),
+            classifiers=classifiers, random_state=SEED, out=out, n_jobs=n_jobs, progress=True, cosg_python=cosg_python,
+        )
+        print(f"   {time.perf_counter() - t0:.0f} s (results read back from {out} are not recomputed)", flush=True)
+        picks = result.selections
+        for method, mode, seconds in result.runtimes[["method", "mode", "selection_seconds"]].itertuples(index=False):
+            chosen = picks.loc[(picks["method"] == method) & (picks["mode"] == mode), "feature_index"].tolist()
+            hits = f"{len(markers.intersection(chosen))}/{len(chosen)}"
+            times.setdefault(method_label(method, mode), {})[size] = (seconds, hits)
+        for classifier in classifiers:
+            table = error_table(result.table, classifier)
+            errors.append((size, classifier, table))
+            print(f"\n{size}, {classifier.replace('_', ' ')}:\n{table.to_string()}", flush=True)
+
+    time_lines = ["| method | " + " | ".join(f"{size}: seconds | true markers" for size in sizes_text) + " |",
+                  "| --- |" + " ---: | ---: |" * len(sizes)]
+    for label, row in times.items():
+        cells = [(fmt_seconds(row[size][0]), row[size][1]) if size in row else ("—", "—") for size in sizes_text]
+        time_lines.append(f"| {label} | " + " | ".join(f"{a} | {b}" for a, b in cells) + " |")
+    print("\n" + "\n".join(time_lines))
+    m = machine()
+    ns = ", ".join(map(str, n_features))
+    body = [
+        "## Marker selection beside scanpy's rankings and COSG",
+        "",
+        f"The synthetic counts above (`make_scrna_counts(n_cells, n_genes, random_state={SEED})`: 10 cell types, "
+        "30 marker genes each), through the cross-validation protocol of `paucity markers-benchmark` (seed 000, "
+        f"§2.6.2; `docs/markers-benchmark.md`): {n_folds} stratified folds; on the training folds only, each method "
+        f"selects n = {ns} markers (one-vs-rest methods take ⌈n/10⌉ per cell type and merge the lists, so they may "
+        f"use fewer); a {' and a '.join(c.replace('_', ' ') for c in classifiers)} trained on those cells and "
+        "markers predict the held-out fold. paucity's objectives: 5 recursive-quantile bins, the bivariate ones "
+        "choosing among the 5,000 genes of highest MIM score. scanpy's `rank_genes_groups` (t-test, t-test with "
+        "overestimated variance, Wilcoxon, logistic regression) and COSG (`cosg.cosg`, its defaults: `mu=1`, genes "
+        "expressed in under 10% of a type ranked last) see `normalize_total` and `log1p` of a copy of the training "
+        "cells. COSG runs in a virtual environment of its own, in a subprocess that reads the training cells from "
+        "a file; its seconds are measured inside that process. Random-forest importance, part of the guide's "
+        "comparison, is left out: at these sizes it takes minutes per fold.",
+        "",
+        f"Seconds to select {max(n_features)} markers on all the cells, as the protocol times them (after an untimed "
+        "warm-up; the best of up to 3 runs within 2 s): for paucity the binning and the selection, for scanpy and "
+        "COSG the normalized copy and the ranking; and how many of the markers chosen are planted marker genes "
+        "(of the genes used: one-vs-rest methods may use fewer after merging).",
+        "",
+        *time_lines,
+        "",
+        "Mean error over the folds (markers actually used, when not n, in brackets):",
+    ]
+    for size, classifier, table in errors:
+        body += ["", f"**{size}, {classifier.replace('_', ' ')}**", "", *_markdown_table(table, "method")]
+    body += [
+        "",
+        f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory']} memory, {m['os']}.  ",
+        f"paucity side: {versions_line(our_versions())}.  ",
+        *(anchor_versions_lines(result) if result is not None else []),
+        "",
+        f"Command: `python benchmarks/markers.py --anchors --sizes {','.join(f'{c}x{g}' for c, g in sizes)} "
+        f"--n-folds {n_folds} --cv-n-features {','.join(map(str, n_features))} --classifiers {','.join(classifiers)} "
+        "--cosg-python $PAUCITY_COSG_PYTHON`.",
+    ]
+    return "\n".join(body)
+
+
 def memory_child(path: str, n_features: int) -> None:
     """Run in a child process: load, discretize, CIFE; print timings and RSS at each stage as JSON."""
     from paucity.info import discretize
@@ -499,6 +614,20 @@ def main(argv=None) -> None:
     parser.add_argument("--memory-child", metavar="NPZ", help=argparse.SUPPRESS)
     parser.add_argument("--memory-generate", type=parse_size, metavar="SIZE", help=argparse.SUPPRESS)
     parser.add_argument("--no-write", action="store_true", help=f"print only; do not update {REPORT.relative_to(ROOT)}")
+    parser.add_argument("--anchors", action="store_true",
+                        help="cross-validated error and selection seconds beside scanpy's rankings and COSG")
+    parser.add_argument("--cosg-python", default=os.environ.get("PAUCITY_COSG_PYTHON"),
+                        help="with --anchors: the Python of a virtual environment with cosg installed "
+                        "(default: $PAUCITY_COSG_PYTHON)")
+    parser.add_argument("--n-folds", type=int, default=ANCHORS_N_FOLDS,
+                        help=f"with --anchors: cross-validation folds (default {ANCHORS_N_FOLDS})")
+    parser.add_argument("--cv-n-features", default=ANCHORS_N_FEATURES,
+                        help=f"with --anchors: comma-separated numbers of markers (default {ANCHORS_N_FEATURES})")
+    parser.add_argument("--classifiers", default="nearest_centroids,random_forest",
+                        help="with --anchors: nearest_centroids, random_forest or both")
+    parser.add_argument("--runs", type=Path, default=ANCHORS_RUNS,
+                        help="with --anchors: the folder of the resumable runs, one per size")
+    parser.add_argument("--n-jobs", type=int, default=None, help="with --anchors: threads (default: the idle cores)")
     args = parser.parse_args(argv)
 
     if args.memory_child:
@@ -512,6 +641,17 @@ def main(argv=None) -> None:
     sizes = args.sizes
     if sizes is None and not args.memory:
         sizes = parse_sizes(DEFAULT_SIZES)
+    if args.anchors:
+        if not args.cosg_python:
+            raise SystemExit("--anchors needs COSG's Python: give --cosg-python or set PAUCITY_COSG_PYTHON "
+                             "(python3 -m venv cosg-env && cosg-env/bin/pip install cosg).")
+        n_features = [int(n) for n in args.cv_n_features.split(",") if n.strip()]
+        classifiers = [c.strip() for c in args.classifiers.split(",") if c.strip()]
+        body = benchmark_anchors(sizes, args.cosg_python, n_features, args.n_folds, classifiers, args.runs, args.n_jobs)
+        if not args.no_write:
+            write_section(ANCHORS_SECTION, body)
+            print(f"\nwrote the markers-anchors section of {REPORT.relative_to(ROOT)}")
+        return
     if sizes:
         anchor_python = args.anchor_python
         if not anchor_python:

@@ -2,9 +2,11 @@
 
 Run with paucity's development Python from the repository root::
 
-    python experiments/markers.py all            # the three runs of the page
+    python experiments/markers.py all            # the three runs of the seed's comparison
     python experiments/markers.py pbmc           # one run
     python experiments/markers.py all --quick    # 2 folds, 2 numbers of features, the synthetic data 10x smaller
+    python experiments/markers.py anchors --cosg-python /path/to/cosg-venv/bin/python
+                                                 # the two runs beside scanpy's t-test and COSG
 
 Runs (each through :func:`paucity.markers.benchmark.run_benchmark_adata`,
 the function behind ``paucity markers-benchmark``, with its defaults: 5
@@ -21,14 +23,21 @@ stratified folds, random_state 0, both classifiers, 5 bins, the MIM prefilter of
 ``objectives``
     The PBMC data with every paucity objective in both modes, the
     unsupervised ones and the random floor, n = 10, 20, 50.
+``pbmc-anchors``, ``synthetic-anchors`` (``anchors`` runs both)
+    The runs ``pbmc`` and ``synthetic`` with scanpy's plain t-test (its
+    default method) and COSG beside the default methods. COSG runs in its own
+    environment, given by ``--cosg-python`` or ``PAUCITY_COSG_PYTHON``
+    (required). The folds and seeds are those of ``pbmc`` and ``synthetic``,
+    so the rows of the methods they share are the same numbers.
 
 Each run's folder (``--out``, default ``experiments/_runs/markers/``, not
 kept in the repository) receives what the command line writes
 (``results.csv``, ``overlap.csv``, ``runtimes.csv``, ``interactions.csv``,
 ``summary.md``, the figures, one JSON file per result); a rerun resumes from
 it. Unless ``--quick``, the tidy table is also written to
-``experiments/results/markers_NAME.csv`` and the figures of ``pbmc`` and
-``synthetic`` to ``docs/figures/markers-benchmark-{pbmc68k,synthetic}-*.png``.
+``experiments/results/markers_NAME.csv`` and the figures of ``pbmc``,
+``synthetic`` and their ``-anchors`` runs to
+``docs/figures/markers-benchmark-{pbmc68k,synthetic}[-anchors]-*.png``.
 Run times depend on the machine; the error rates do not.
 """
 
@@ -48,14 +57,20 @@ ALL_OBJECTIVES = (
     "mim-binary", "mifs-binary", "mrmr-binary", "jmi-binary", "cife-binary", "degree-binary",
     "entropy", "entropy2", "random",
 )
+WITH_ANCHORS = (
+    "mim", "jmi", "cife", "mim-binary", "jmi-binary", "cife-binary", "mrmr",
+    "t-test", "t-test_overestim_var", "wilcoxon", "logreg", "cosg", "random_forest", "random",
+)
+"""The default methods with scanpy's plain t-test and COSG beside scanpy's other rankings."""
 
 
 def pbmc68k():
     """scanpy's ``pbmc68k_reduced`` as counts: ``expm1`` of its log-normalized ``.raw``, with ``bulk_labels``."""
     import anndata
-    import scanpy as sc
 
-    pbmc = sc.datasets.pbmc68k_reduced()
+    from paucity.datasets import pbmc68k_reduced
+
+    pbmc = pbmc68k_reduced()
     return anndata.AnnData(pbmc.raw.X.expm1(), obs=pbmc.obs[["bulk_labels"]], var=pbmc.raw.var[[]])
 
 
@@ -71,10 +86,17 @@ RUNS = {
     "pbmc": (lambda quick: pbmc68k(), "bulk_labels", (5, 10, 20, 50), None, "pbmc68k"),
     "synthetic": (synthetic, "cell_type", (5, 10, 20, 50, 100), None, "synthetic"),
     "objectives": (lambda quick: pbmc68k(), "bulk_labels", (10, 20, 50), ALL_OBJECTIVES, None),
+    "pbmc-anchors": (lambda quick: pbmc68k(), "bulk_labels", (5, 10, 20, 50), WITH_ANCHORS, "pbmc68k-anchors"),
+    "synthetic-anchors": (synthetic, "cell_type", (5, 10, 20, 50, 100), WITH_ANCHORS, "synthetic-anchors"),
+}
+GROUPS = {
+    "all": ("pbmc", "synthetic", "objectives"),
+    "anchors": ("pbmc-anchors", "synthetic-anchors"),
 }
 
 
-def run(name: str, out: Path, *, quick: bool = False, n_jobs: int | None = None, record: bool = True, progress: bool = True):
+def run(name: str, out: Path, *, quick: bool = False, n_jobs: int | None = None, record: bool = True, progress: bool = True,
+        cosg_python=None):
     """One run of the page: the benchmark, its figures and summary in ``out/name``; returns the result.
 
     With ``record`` (and not ``quick``), the tidy table also goes to
@@ -96,6 +118,7 @@ def run(name: str, out: Path, *, quick: bool = False, n_jobs: int | None = None,
         out=folder,
         n_jobs=n_jobs,
         progress=progress,
+        cosg_python=cosg_python,
     )
     figures = write_figures(result, folder)
     io.write_text(report_markdown(result, figures, title=f"Marker benchmark: {name}"), folder / "summary.md")
@@ -108,16 +131,20 @@ def run(name: str, out: Path, *, quick: bool = False, n_jobs: int | None = None,
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("runs", nargs="*", default=["all"], choices=[*RUNS, "all"], help="which runs (default all)")
+    parser.add_argument("runs", nargs="*", default=["all"], choices=[*RUNS, *GROUPS],
+                        help="which runs (default all: pbmc, synthetic, objectives; anchors: the two runs with COSG)")
     parser.add_argument("--out", type=Path, default=RUNS_FOLDER, help="folder of the run folders (a rerun resumes)")
     parser.add_argument("--quick", action="store_true", help="2 folds, 2 numbers of features, 500 synthetic cells")
     parser.add_argument("--n-jobs", type=int, default=None, help="threads (the results do not depend on it)")
+    parser.add_argument("--cosg-python", default=None,
+                        help="the Python of a virtual environment with cosg installed, for the anchors runs "
+                        "(default: $PAUCITY_COSG_PYTHON)")
     args = parser.parse_args(argv)
-    names = list(RUNS) if "all" in args.runs else list(dict.fromkeys(args.runs))
+    names = list(dict.fromkeys(name for run_name in args.runs for name in GROUPS.get(run_name, (run_name,))))
     from paucity.markers.benchmark.plots import error_table
 
     for name in names:
-        result = run(name, args.out, quick=args.quick, n_jobs=args.n_jobs)
+        result = run(name, args.out, quick=args.quick, n_jobs=args.n_jobs, cosg_python=args.cosg_python)
         for classifier in result.table["classifier"].unique():
             print(f"\n{name}, {classifier.replace('_', ' ')}: mean error over {result.table['fold'].nunique()} folds")
             print(error_table(result.table, classifier).to_string())

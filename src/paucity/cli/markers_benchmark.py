@@ -17,7 +17,7 @@ _DEFAULT_METHODS_HELP = (
     "Comma-separated methods (default: mim,jmi,cife,mim-binary,jmi-binary,cife-binary,mrmr,"
     "t-test_overestim_var,wilcoxon,logreg,random_forest,random). Any paucity objective (mim, mifs, mrmr, jmi, "
     "cife, degree, optionally with -binary; entropy, entropy2); scanpy's t-test, t-test_overestim_var, wilcoxon, logreg; "
-    "random_forest (feature importance); random."
+    "cosg (COSG, run by --cosg-python); random_forest (feature importance); random."
 )
 
 
@@ -87,6 +87,12 @@ def markers_benchmark(
     n_jobs: Optional[int] = typer.Option(
         None, "--n-jobs", help="The most threads for the counting kernels and random forests (default: the idle cores)"
     ),
+    cosg_python: Optional[Path] = typer.Option(
+        None,
+        "--cosg-python",
+        help="The python of a virtual environment with COSG installed (python3 -m venv cosg-env && cosg-env/bin/pip "
+        "install cosg), which runs the method cosg (default: $PAUCITY_COSG_PYTHON).",
+    ),
 ) -> None:
     """Cross-validate marker selection methods: error of two classifiers on each method's markers, per fold.
 
@@ -99,6 +105,7 @@ def markers_benchmark(
     Examples:
       paucity markers-benchmark cells.h5ad --groupby cell_type -n 5,10,20,50 --n-folds 5 --out bench
       paucity markers-benchmark counts.mtx --transpose --labels labels.csv --groupby cell_type --out bench
+      paucity markers-benchmark cells.h5ad --groupby cell_type --methods jmi-binary,cosg --cosg-python cosg-env/bin/python
     """
     from rich.console import Console
     from rich.table import Table
@@ -136,6 +143,7 @@ def markers_benchmark(
             prefilter=prefilter,
             n_jobs=n_jobs,
             progress=not quiet(),
+            cosg_python=cosg_python,
         )
         figures = write_figures(result, out)
         io.write_text(report_markdown(result, figures, title=f"Marker benchmark: {input.name}, {groupby}"), out / "summary.md")

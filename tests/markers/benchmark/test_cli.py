@@ -125,6 +125,36 @@ def test_cli_out_is_checked_before_any_work(tiny_h5ad, tmp_path, calls):
     assert calls == []  # refused before the library was called
 
 
+def test_cli_cosg_without_its_python_fails_in_one_line(tiny_h5ad, tmp_path, monkeypatch):
+    monkeypatch.delenv("PAUCITY_COSG_PYTHON", raising=False)
+    out = tmp_path / "bench"
+    result = runner.invoke(app, ["markers-benchmark", str(tiny_h5ad), "--groupby", "cell_type", "-n", "2",
+                                 "--methods", "mim,cosg", "--out", str(out)])
+    fails_in_one_line(result, "method 'cosg' runs COSG in a Python environment of its own", "--cosg-python",
+                      "PAUCITY_COSG_PYTHON", "leave cosg out of the methods")
+    assert not out.exists()
+
+
+def test_cli_runs_cosg_with_the_python_given(tiny_h5ad, tmp_path, monkeypatch):
+    import sys
+
+    import paucity.markers.benchmark.anchors as anchors
+    from tests.markers.benchmark.test_anchors import FAKE_RUNNER
+
+    fake = tmp_path / "fake_cosg_runner.py"
+    fake.write_text(FAKE_RUNNER)
+    monkeypatch.setattr(anchors, "COSG_RUNNER", fake)
+    out = tmp_path / "bench"
+    result = runner.invoke(app, ["markers-benchmark", str(tiny_h5ad), "--groupby", "cell_type", "-n", "2",
+                                 "--n-folds", "3", "--methods", "mim,cosg", "--classifiers", "nearest_centroids",
+                                 "--n-top", "6", "--n-jobs", "1", "--cosg-python", sys.executable, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    table = pd.read_csv(out / "results.csv")
+    assert set(zip(table["method"], table["mode"])) == {("mim", "multiclass"), ("cosg", "binary")}
+    assert "COSG" in result.stdout
+    assert "cosg" in pd.read_csv(out / "runtimes.csv")["method"].tolist()
+
+
 def test_cli_options_and_help_use_the_naming_table():
     result = runner.invoke(app, ["markers-benchmark", "--help"], env={"COLUMNS": "200"})
     assert result.exit_code == 0

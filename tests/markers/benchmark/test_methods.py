@@ -45,13 +45,31 @@ def test_bad_methods_are_refused(tiny, fast):
 
 def test_scanpy_methods_merge_per_class_lists(tiny, fast):
     pytest.importorskip("scanpy")
-    result = run_benchmark(tiny.X, tiny.labels, methods=["wilcoxon", "logreg", "t-test_overestim_var"], **fast)
+    result = run_benchmark(tiny.X, tiny.labels, methods=["wilcoxon", "logreg", "t-test", "t-test_overestim_var"], **fast)
     table = result.table
     assert set(table["mode"]) == {"binary"}
     assert table["n_used"].between(1, 6).all()
     two = np.where(tiny.labels == 0, 0, 1)
     two_class = run_benchmark(tiny.X, two, methods=["logreg"], **fast)
     assert set(two_class.table.loc[two_class.table["n_requested"] == 4, "n_used"]) <= {3, 4}
+
+
+def test_scanpy_rankings_beside_the_objectives_in_the_error_and_time_tables(tiny, fast):
+    pytest.importorskip("scanpy")
+    methods = ["jmi", "jmi-binary", "t-test", "wilcoxon", "logreg", "random"]
+    result = run_benchmark(tiny.X, tiny.labels, methods=methods, **dict(fast, full_data=True, n_top=6))
+    summary = result.summary()
+    assert list(dict.fromkeys(zip(summary["method"], summary["mode"]))) == [
+        ("jmi", "multiclass"), ("jmi", "binary"), ("t-test", "binary"), ("wilcoxon", "binary"),
+        ("logreg", "binary"), ("random", "multiclass"),
+    ]
+    assert summary["error_rate"].between(0, 1).all() and (summary["n_folds"] == 3).all()
+    assert result.runtimes["method"].tolist() == ["jmi", "jmi", "t-test", "wilcoxon", "logreg", "random"]
+    assert (result.runtimes["selection_seconds"] >= 0).all()
+    assert list(result.overlap.index) == ["JMI", "JMI (B)", "t-test", "Wilcoxon", "LogReg", "Random"]
+    from paucity.markers.benchmark.plots import error_table
+
+    assert list(error_table(result.table, "nearest_centroids").index) == list(result.overlap.index)
 
 
 def test_every_paucity_objective_runs_in_both_modes(tiny, fast):

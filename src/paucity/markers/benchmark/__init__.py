@@ -26,6 +26,8 @@ One module per idea:
 - :mod:`~paucity.markers.benchmark.methods`: :class:`BenchmarkMethod`, the
   registry (:func:`resolve_methods`) and the scanpy, random-forest and random
   baselines;
+- :mod:`~paucity.markers.benchmark.anchors`: COSG, run by the Python of its own
+  environment (``cosg_python=``, ``PAUCITY_COSG_PYTHON``);
 - :mod:`~paucity.markers.benchmark.classifiers`: :func:`classification_error`;
 - :mod:`~paucity.markers.benchmark.interactions`: :func:`pair_interactions`;
 - :mod:`~paucity.markers.benchmark.store`: the resumable result folder;
@@ -42,11 +44,13 @@ from .classifiers import CLASSIFIERS, classification_error
 from .folds import Folds, make_folds
 from .interactions import PairInteractions, pair_interactions
 from .methods import (
+    ANCHOR_METHODS,
     AVAILABLE_METHODS,
     DEFAULT_METHODS,
     INFORMATION_METHODS,
     SCANPY_METHODS,
     BenchmarkMethod,
+    TimedSelection,
     method_label,
     resolve_methods,
 )
@@ -54,6 +58,7 @@ from .results import TABLE_COLUMNS, BenchmarkResult, overlap_table, summarize
 from .run import DEFAULT_N_FEATURES, run_benchmark
 
 __all__ = [
+    "ANCHOR_METHODS",
     "AVAILABLE_METHODS",
     "BenchmarkMethod",
     "BenchmarkResult",
@@ -62,6 +67,7 @@ __all__ = [
     "DEFAULT_N_FEATURES",
     "Folds",
     "PairInteractions",
+    "TimedSelection",
     "classification_error",
     "make_folds",
     "merge_per_class",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import math
 import re
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,17 +17,23 @@ from ..._errors import InputError, ParameterError, PaucityWarning
 from ..._validation import CALLABLE, Instance, check_choice, check_parameter
 from ..greedy import merge_per_class
 from ..objectives import SUPERVISED, UNSUPERVISED
+from .anchors import TimedSelection, cosg_select
 from .classifiers import N_TREES, random_forest_input, sklearn_jobs
 
 __all__ = [
+    "ANCHOR_METHODS",
     "AVAILABLE_METHODS",
     "DEFAULT_METHODS",
     "INFORMATION_METHODS",
     "SCANPY_METHODS",
     "BenchmarkMethod",
+    "TimedSelection",
     "call_method",
+    "cosg_method",
     "method_label",
     "resolve_methods",
+    "timed_call",
+    "timed_selection",
     "warm_up",
 ]
 
@@ -35,10 +42,14 @@ INFORMATION_METHODS = SUPERVISED + UNSUPERVISED
 ``entropy`` and ``entropy2`` (which ignore the labels) in multiclass mode only."""
 SCANPY_METHODS = ("t-test", "t-test_overestim_var", "wilcoxon", "logreg")
 """``scanpy.tl.rank_genes_groups`` methods (one-vs-rest, so binary)."""
+ANCHOR_METHODS = ("cosg",)
+"""Methods run by another program in a Python environment of its own (one-vs-rest, so binary):
+COSG, given its interpreter as ``cosg_python`` (see :mod:`~paucity.markers.benchmark.anchors`)."""
 AVAILABLE_METHODS = (
     *INFORMATION_METHODS,
     *(f"{name}-binary" for name in SUPERVISED),
     *SCANPY_METHODS,
+    *ANCHOR_METHODS,
     "random_forest",
     "random",
 )
@@ -79,8 +90,9 @@ class BenchmarkMethod:
         training rows only (sparse CSR or dense, as given), y their class
         codes 0..c-1; returns the selected column indices.
     family : str
-        ``"information"``, ``"differential expression"``, ``"random forest"``,
-        ``"random"`` or ``"custom"``; decides where the method is drawn.
+        ``"information"``, ``"differential expression"``, ``"anchor"`` (run
+        by another program in its own environment, e.g. COSG), ``"random
+        forest"``, ``"random"`` or ``"custom"``.
     """
 
     key: str
@@ -102,6 +114,7 @@ def method_label(name: str, mode: str) -> str:
         "t-test_overestim_var": "t-test (ov)",
         "wilcoxon": "Wilcoxon",
         "logreg": "LogReg",
+        "cosg": "COSG",
         "random_forest": "RForest",
         "random": "Random",
     }
@@ -181,7 +194,24 @@ def _random_select(X, y, n_features, random_state=None):
     return np.random.default_rng(random_state).permutation(X.shape[1])[:n_features]
 
 
-def _builtin(key: str, n_bins, prefilter, n_jobs) -> BenchmarkMethod:
+def cosg_method(python=None, *, runner=None) -> BenchmarkMethod:
+    """The method ``"cosg"``: COSG run by ``python`` (else ``$PAUCITY_COSG_PYTHON``) in its own environment.
+
+    Binary (one ranking per cell type, merged ⌈n/c⌉ per class); its
+    ``select`` is checked now (see
+    :func:`~paucity.markers.benchmark.anchors.cosg_select`, which takes the
+    same arguments) and its ``select.versions`` holds COSG's versions.
+
+    Raises
+    ------
+    ParameterError
+        When no interpreter is given, it is not executable, or it cannot
+        import COSG.
+    """
+    return BenchmarkMethod("cosg", "cosg", "binary", cosg_select(python, runner=runner), "anchor")
+
+
+def _builtin(key: str, n_bins, prefilter, n_jobs, cosg_python) -> BenchmarkMethod:
     if key.endswith("-binary"):
         name = key.removesuffix("-binary")
         return BenchmarkMethod(key, name, "binary", _information_select(name, "binary", n_bins, prefilter, n_jobs), "information")
@@ -189,6 +219,8 @@ def _builtin(key: str, n_bins, prefilter, n_jobs) -> BenchmarkMethod:
         return BenchmarkMethod(key, key, "multiclass", _information_select(key, "multiclass", n_bins, prefilter, n_jobs), "information")
     if key in SCANPY_METHODS:
         return BenchmarkMethod(key, key, "binary", _scanpy_select(key), "differential expression")
+    if key == "cosg":
+        return cosg_method(cosg_python)
     if key == "random_forest":
         return BenchmarkMethod(key, key, "multiclass", _random_forest_select(n_jobs), "random forest")
     return BenchmarkMethod(key, key, "multiclass", _random_select, "random")
@@ -197,7 +229,9 @@ def _builtin(key: str, n_bins, prefilter, n_jobs) -> BenchmarkMethod:
 # --- resolving and calling ----------------------------------------------------------------
 
 
-def resolve_methods(methods=DEFAULT_METHODS, *, n_bins: int = 5, prefilter: int | None = 5000, n_jobs=None):
+def resolve_methods(
+    methods=DEFAULT_METHODS, *, n_bins: int = 5, prefilter: int | None = 5000, n_jobs=None, cosg_python=None
+):
     """The methods to benchmark, from names, callables or :class:`BenchmarkMethod` objects.
 
     Parameters
@@ -211,6 +245,12 @@ def resolve_methods(methods=DEFAULT_METHODS, *, n_bins: int = 5, prefilter: int 
     n_bins, prefilter, n_jobs
         Passed to :class:`~paucity.markers.InfoSelector` for the paucity
         objectives (``n_jobs`` also to the random forest).
+    cosg_python : str or path-like, optional
+        The Python of a virtual environment with COSG installed, which runs
+        the method ``"cosg"`` (default: the environment variable
+        ``PAUCITY_COSG_PYTHON``). Without either, ``"cosg"`` is refused with
+        a message saying how to give one; with it, the interpreter is checked
+        (COSG must import) before anything else is done.
 
     Returns
     -------
@@ -223,7 +263,8 @@ def resolve_methods(methods=DEFAULT_METHODS, *, n_bins: int = 5, prefilter: int 
     t-test with overestimated variance, Wilcoxon rank sum and logistic
     regression (after ``normalize_total`` and ``log1p`` on a copy, the top
     ⌈n/c⌉ genes of each class merged, Remark 1), and random-forest feature
-    importance; ``random`` is a baseline the seed does not run.
+    importance; ``random`` is a baseline the seed does not run, and so is
+    COSG (``"cosg"``, Dai et al. 2022), run in its own environment.
 
     Examples
     --------
@@ -248,7 +289,7 @@ def resolve_methods(methods=DEFAULT_METHODS, *, n_bins: int = 5, prefilter: int 
             resolved.append(item)
         elif isinstance(item, str):
             key = check_choice(item.strip(), AVAILABLE_METHODS, "benchmark method")
-            resolved.append(_builtin(key, n_bins, prefilter, n_jobs))
+            resolved.append(_builtin(key, n_bins, prefilter, n_jobs, cosg_python))
         else:  # a callable (the constraint held)
             name = getattr(item, "__name__", None) or type(item).__name__  # a function, or a callable object
             name = "custom" if name == "<lambda>" else name
@@ -282,7 +323,7 @@ def call_method(method: BenchmarkMethod, X, y, n_features: int, random_state: in
     -------
     numpy.ndarray of int64
         Distinct column indices (a boolean mask over the columns is turned
-        into them).
+        into them; a :class:`TimedSelection` gives its ``indices``).
 
     Raises
     ------
@@ -290,18 +331,26 @@ def call_method(method: BenchmarkMethod, X, y, n_features: int, random_state: in
         When the method selects nothing, returns indices outside the
         columns, or the same column twice.
     """
+    return timed_call(method, X, y, n_features, random_state)[0]
+
+
+def _select(method: BenchmarkMethod, X, y, n_features: int, random_state: int):
+    """``method.select``, given ``random_state=`` when it takes one."""
     try:
-        accepts_seed = "random_state" in inspect.signature(method.select).parameters or any(
-            p.kind is inspect.Parameter.VAR_KEYWORD for p in inspect.signature(method.select).parameters.values()
-        )
+        parameters = inspect.signature(method.select).parameters.values()
+        accepts_seed = any(p.name == "random_state" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
     except (TypeError, ValueError):
         accepts_seed = False
     if accepts_seed:
-        chosen = method.select(X, y, n_features, random_state=random_state)
-    else:
-        chosen = method.select(X, y, n_features)
+        return method.select(X, y, n_features, random_state=random_state)
+    return method.select(X, y, n_features)
+
+
+def _checked(method: BenchmarkMethod, chosen, n_columns: int, n_features: int) -> np.ndarray:
+    """The distinct column indices a method returned, checked."""
+    if isinstance(chosen, TimedSelection):
+        chosen = chosen.indices
     chosen = np.asarray(chosen).ravel()
-    n_columns = X.shape[1]
     if chosen.dtype == bool and chosen.shape[0] == n_columns:
         chosen = np.flatnonzero(chosen)
     if chosen.size == 0:
@@ -315,6 +364,53 @@ def call_method(method: BenchmarkMethod, X, y, n_features: int, random_state: in
     return chosen.astype(np.int64)
 
 
+def timed_call(method: BenchmarkMethod, X, y, n_features: int, random_state: int) -> tuple[np.ndarray, float]:
+    """:func:`call_method`, with the seconds of the selection.
+
+    The seconds are the wall-clock time of the call, or, for a method that
+    returns a :class:`TimedSelection` (one run in another process), the
+    seconds it measured itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paucity.markers.benchmark.methods import BenchmarkMethod, TimedSelection, timed_call
+    >>> method = BenchmarkMethod("fixed", "fixed", "multiclass", lambda X, y, n: TimedSelection(np.arange(n), 0.25))
+    >>> indices, seconds = timed_call(method, np.ones((4, 3)), np.array([0, 0, 1, 1]), 2, 0)
+    >>> indices.tolist(), seconds
+    ([0, 1], 0.25)
+    """
+    start = time.perf_counter()
+    chosen = _select(method, X, y, n_features, random_state)
+    seconds = time.perf_counter() - start
+    if isinstance(chosen, TimedSelection):
+        seconds = float(chosen.seconds)
+    return _checked(method, chosen, X.shape[1], n_features), seconds
+
+
+def timed_selection(method: BenchmarkMethod, X, y, n_features: int, random_state: int, *,
+                    repeats: int = 3, budget: float = 2.0) -> tuple[np.ndarray, float]:
+    """A method's selection on all the given cells and its seconds, as the seed's Figure 2.6 times it.
+
+    Built-in methods are warmed up first (:func:`warm_up`) and timed as the
+    best of up to ``repeats`` runs, stopping once ``budget`` seconds of
+    selection have been spent (sub-second timings are noisy); your own
+    methods run once.
+
+    Returns
+    -------
+    (numpy.ndarray of int64, float)
+        The column indices of the first run and the best seconds.
+    """
+    warm_up(method, X, y)
+    selected, seconds = timed_call(method, X, y, n_features, random_state)
+    spent, done = seconds, 1
+    while method.family != "custom" and done < repeats and spent < budget:
+        _, elapsed = timed_call(method, X, y, n_features, random_state)
+        seconds, spent, done = min(seconds, elapsed), spent + elapsed, done + 1
+    return selected, seconds
+
+
 _WARM: set = set()
 
 
@@ -324,9 +420,9 @@ def warm_up(method: BenchmarkMethod, X, y) -> None:
     numba's kernels (paucity's, and scanpy's Wilcoxon) are compiled or loaded
     from cache on their first call in a process, which would otherwise be
     charged to whichever fold runs first. User methods are never called more
-    than the protocol asks.
+    than the protocol asks, and anchors warm themselves in their own process.
     """
-    if method.family == "custom" or method.key in _WARM:
+    if method.family in ("custom", "anchor") or method.key in _WARM:
         return
     _WARM.add(method.key)
     rows = np.concatenate([np.flatnonzero(y == t)[:15] for t in range(int(y.max()) + 1)])

@@ -43,6 +43,7 @@ _BASELINE_COLORS = {
     "t-test_overestim_var": "#4d4d4d",
     "wilcoxon": "#8c564b",
     "logreg": "#17becf",
+    "cosg": "#6a3d9a",
     "random_forest": "#bcbd22",
     "random": "#000000",
 }
@@ -366,6 +367,11 @@ def report_markdown(result: BenchmarkResult, figures: dict | None = None, *, tit
         lines += _markdown_table(times, "method")
         if "runtimes" in figures:
             lines += ["", f"![runtimes]({Path(figures['runtimes']).name})"]
+    anchors = [m for m in result.methods if m.family == "anchor" and getattr(m.select, "versions", None)]
+    for method in anchors:
+        versions = ", ".join(f"{k} {v}" for k, v in method.select.versions.items())
+        lines += ["", f"{method.label} ran in its own environment ({versions}); its seconds are those its process "
+                  "measured around the normalization and the selection, without that process's start-up."]
     if result.interactions is not None:
         inter = result.interactions
         lines += [

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import numbers
 import os
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -29,7 +28,7 @@ from ..._validation import (
 from .classifiers import CLASSIFIERS, classification_error
 from .folds import Folds, check_class_sizes, check_folds_cover_classes, make_folds
 from .interactions import pair_interactions
-from .methods import DEFAULT_METHODS, BenchmarkMethod, call_method, resolve_methods, warm_up
+from .methods import DEFAULT_METHODS, BenchmarkMethod, resolve_methods, timed_call, timed_selection, warm_up
 from .results import TABLE_COLUMNS, BenchmarkResult, overlap_table
 from .seeds import check_seed, derived_seed
 from .store import (
@@ -73,6 +72,7 @@ def run_benchmark(
     n_jobs: int | None = None,
     progress: bool = False,
     n_markers: Sequence[int] | None = None,
+    cosg_python=None,
 ) -> BenchmarkResult:
     """Cross-validate marker selection methods by the classification error of their markers.
 
@@ -137,6 +137,12 @@ def run_benchmark(
     n_markers : sequence of int, optional
         Deprecated old name of ``n_features`` (a ``FutureWarning``); give
         ``n_features`` instead.
+    cosg_python : str or path-like, optional
+        The Python of a virtual environment with COSG installed, for the
+        method ``"cosg"`` (default: the environment variable
+        ``PAUCITY_COSG_PYTHON``); see
+        :mod:`~paucity.markers.benchmark.anchors`. Its seconds are those
+        COSG's process measures around its normalization and selection.
 
     Returns
     -------
@@ -149,7 +155,8 @@ def run_benchmark(
     ParameterError
         When a parameter is out of range (``random_state`` a negative int or
         one of 2**32 or more, ``n_features`` larger than X has columns...),
-        or ``out`` is a file or holds results of a run with other parameters.
+        or ``out`` is a file or holds results of a run with other parameters,
+        or ``"cosg"`` is asked for without a Python that can run it.
 
     Notes
     -----
@@ -163,8 +170,9 @@ def run_benchmark(
 
     Memory: each fold copies its training rows (sparse stays sparse); the
     scanpy and random-forest methods make one normalized copy of them (float32
-    and float64 respectively); the classifiers densify only the selected
-    columns (cells x markers).
+    and float64 respectively), COSG a temporary file of them that its own
+    process reads; the classifiers densify only the selected columns (cells x
+    markers).
 
     Examples
     --------
@@ -216,7 +224,7 @@ def run_benchmark(
         owner="run_benchmark",
     )
     out = None if out is None else _check_out(out)
-    methods = resolve_methods(methods, n_bins=n_bins, prefilter=prefilter, n_jobs=n_jobs)
+    methods = resolve_methods(methods, n_bins=n_bins, prefilter=prefilter, n_jobs=n_jobs, cosg_python=cosg_python)
     saved_folds = out / "folds.csv" if out is not None else None
 
     if folds is None:
@@ -390,9 +398,7 @@ def _run_unit(method, X, X_train, y_train, codes, train, test, n, fold, classifi
     """One (fold, method, n): select on the training rows (timed), then score with every classifier."""
     seed = derived_seed(random_state, fold, 0)
     warm_up(method, X_train, y_train)
-    start = time.perf_counter()
-    selected = call_method(method, X_train, y_train, n, seed)
-    seconds = time.perf_counter() - start
+    selected, seconds = timed_call(method, X_train, y_train, n, seed)
     classifier_seed = derived_seed(random_state, fold, 1)
     errors = {
         classifier: classification_error(
@@ -423,17 +429,8 @@ def _full_data_selections(X, codes, methods: Sequence[BenchmarkMethod], n, rando
             path = None if out is None else unit_path(out, "all", method.key, n)
             unit = load_unit(path)
             if unit is None:
-                warm_up(method, X, codes)
-                start = time.perf_counter()
-                selected = call_method(method, X, codes, n, seed)
-                seconds = time.perf_counter() - start
                 # built-in methods: best of up to 3 runs within 2 s, as sub-second timings are noisy
-                spent, repeats = seconds, 1
-                while method.family != "custom" and repeats < 3 and spent < 2.0:
-                    start = time.perf_counter()
-                    call_method(method, X, codes, n, seed)
-                    elapsed = time.perf_counter() - start
-                    seconds, spent, repeats = min(seconds, elapsed), spent + elapsed, repeats + 1
+                selected, seconds = timed_selection(method, X, codes, n, seed)
                 unit = {
                     "method": method.name,
                     "mode": method.mode,
