@@ -87,6 +87,9 @@ JIT warm-up, so they depend on the machine listed with each table.
 
 # ---------------------------------------------------------------- helpers
 
+#: How the page names each classifier.
+_CLASSIFIER_WORDS = {"nearest_centroids": "a nearest-centroid classifier", "random_forest": "a random forest"}
+
 
 def parse_size(text: str) -> tuple[int, int]:
     try:
@@ -478,7 +481,7 @@ def benchmark_anchors(sizes, cosg_python: str, n_features, n_folds: int, classif
         "30 marker genes each), through the cross-validation protocol of `paucity markers-benchmark` (seed 000, "
         f"§2.6.2; `docs/markers-benchmark.md`): {n_folds} stratified folds; on the training folds only, each method "
         f"selects n = {ns} markers (one-vs-rest methods take ⌈n/10⌉ per cell type and merge the lists, so they may "
-        f"use fewer); a {' and a '.join(c.replace('_', ' ') for c in classifiers)} trained on those cells and "
+        f"use fewer); {' and '.join(_CLASSIFIER_WORDS.get(c, c) for c in classifiers)} trained on those cells and "
         "markers predict the held-out fold. paucity's objectives: 5 recursive-quantile bins, the bivariate ones "
         "choosing among the 5,000 genes of highest MIM score. scanpy's `rank_genes_groups` (t-test, t-test with "
         "overestimated variance, Wilcoxon, logistic regression) and COSG (`cosg.cosg`, its defaults: `mu=1`, genes "
