@@ -25,8 +25,12 @@ io
 """
 
 from importlib import import_module
+from importlib.metadata import PackageNotFoundError, version
 
-__version__ = "0.1.0"
+try:  # written once, in pyproject.toml; read from the installed package's metadata
+    __version__ = version("paucity")
+except PackageNotFoundError:  # the source tree, not installed
+    __version__ = "0+unknown"
 __all__ = ["info", "markers", "ranking", "differences", "judgments", "clustering", "crowd", "gp", "datasets", "io", "__version__"]
 
 

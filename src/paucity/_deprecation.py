@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import warnings
-
-from ._errors import ParameterError
+from ._errors import ParameterError, warn
 
 __all__ = ["renamed_parameter"]
 
@@ -21,7 +19,7 @@ def renamed_parameter(owner: str, old_name: str, old, new_name: str, new, *, sta
     old, new
         The values given for each (None when not given).
     stacklevel : int
-        Passed to :func:`warnings.warn`, so the warning points at the caller's line.
+        Ignored: the warning points at the user's line, found on the stack (:func:`paucity._errors.warn`).
 
     Examples
     --------
@@ -35,10 +33,9 @@ def renamed_parameter(owner: str, old_name: str, old, new_name: str, new, *, sta
     """
     if old is None:
         return new
-    warnings.warn(
+    warn(
         f"{owner}({old_name}=...) is deprecated and will be removed; use {new_name}= (the same thing, renamed).",
         FutureWarning,
-        stacklevel=stacklevel,
     )
     if new is not None:
         raise ParameterError(f"{owner}: give {new_name}= only ({old_name}= is its deprecated old name), not both.")

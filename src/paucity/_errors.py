@@ -69,3 +69,41 @@ def __getattr__(name: str):
 
 class PaucityWarning(UserWarning):
     """A recoverable oddity in the input, reported and worked around."""
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning point at the first line outside paucity (and outside the
+    scikit-learn or joblib machinery that called into it): the user's own line, not paucity's insides.
+
+    Counted from the caller of :func:`warn` (``warnings.warn`` inside :func:`warn` is level 1, :func:`warn`'s
+    caller level 2, and so on).
+    """
+    import sys
+    from pathlib import Path
+
+    inside = (str(Path(__file__).resolve().parent),)
+    level, frame = 1, sys._getframe(1)  # the frame of warn()
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        module = frame.f_globals.get("__name__", "")
+        if not (filename.startswith(inside) or module.split(".")[0] in ("sklearn", "joblib", "paucity")):
+            return level
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def warn(message: str, category: type[Warning] = PaucityWarning) -> None:
+    """Warn at the user's line (:func:`user_stacklevel`): every warning of paucity goes through here.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn("something odd")
+    >>> caught[0].filename == __file__ or caught[0].filename.endswith((".py", ">"))
+    True
+    """
+    import warnings
+
+    warnings.warn(message, category, stacklevel=user_stacklevel())

@@ -47,7 +47,7 @@ def stand_in(monkeypatch):
 
 def test_missing_crowdkit_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "crowdkit", None)
-    with pytest.raises(ImportError, match="needs crowd-kit.*pip install crowd-kit"):
+    with pytest.raises(ImportError, match=r'needs crowd-kit, which is not installed: pip install "paucity\[crowdkit\]"'):
         aggregate(_labels())
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, InputTypeError
+from .._extras import require
 from .._validation import Interval, Options, check_parameter
 from .labels import LabelMatrix
 
@@ -24,14 +25,10 @@ _CLASSES = {"dawid_skene": "DawidSkene", "glad": "GLAD"}
 
 
 def _crowdkit_class(method: str):
-    try:
-        from crowdkit import aggregation
-    except ImportError as exc:
-        raise ImportError(
-            f"aggregate(method={method!r}) needs crowd-kit, which is not installed. "
-            "Install it with `pip install crowd-kit` (paucity is compared against version 1.4.2)."
-        ) from exc
-    return getattr(aggregation, _CLASSES[method])
+    crowdkit = require("crowdkit", f"aggregate(method={method!r})")
+    from crowdkit import aggregation  # noqa: F401  (the subpackage, imported once crowd-kit is known to be there)
+
+    return getattr(crowdkit.aggregation, _CLASSES[method])
 
 
 def aggregate(labels, *, method="dawid_skene", exclude=None, max_iter=100, tol=1e-5) -> pd.DataFrame:

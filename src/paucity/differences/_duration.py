@@ -28,9 +28,8 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
-import warnings
 
-from .._errors import PaucityWarning
+from .._errors import PaucityWarning, warn
 
 __all__ = ["relax_batch_size", "prefilter_seconds", "block_rows", "fit_seconds", "announce", "quiet_fits", "fits_are_quiet", "LONG_SECONDS"]
 
@@ -102,11 +101,10 @@ def announce(seconds: float, what: str, advice: str, *, stacklevel: int = 3) -> 
     """Warn (PaucityWarning) when ``seconds`` exceeds :data:`LONG_SECONDS`, unless fits are quiet."""
     if seconds <= LONG_SECONDS or fits_are_quiet():
         return
-    warnings.warn(
+    warn(
         f"{what} may take up to about {_duration(seconds)} (estimated from the problem size on a 2-core machine; "
         f"usually less, as the iterations stop early); {advice}",
         PaucityWarning,
-        stacklevel=stacklevel,
     )
 
 

@@ -9,13 +9,12 @@ everywhere. The array checks themselves are :func:`paucity._validation.check_mat
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._errors import InputError, InputTypeError, PaucityWarning, ShapeMismatchError
+from .._errors import InputError, InputTypeError, PaucityWarning, ShapeMismatchError, warn
 from .._validation import check_labels, check_matrix
 from ._duration import fits_are_quiet
 
@@ -221,11 +220,10 @@ def warn_constant(samples: Samples, stacklevel: int = 3) -> None:
         return
     names = samples.names()[constant]
     shown = ", ".join(map(str, names[:_NAMES_SHOWN])) + (" ..." if constant.size > _NAMES_SHOWN else "")
-    warnings.warn(
+    warn(
         f"{constant.size} of {samples.X.shape[1]} feature(s) are constant over X and Y together ({shown}) and are "
         "ignored: no projection on them can tell the samples apart, so their weight is 0.",
         PaucityWarning,
-        stacklevel=stacklevel,
     )
 
 

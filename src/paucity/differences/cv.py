@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from .._deprecation import renamed_parameter
-from .._errors import ParameterError
+from .._errors import ParameterError, warn
 from .._progress import progress_bar
 from .._validation import (
     BOOLEAN,
@@ -192,7 +191,7 @@ class PDACV(TransformerMixin, BaseEstimator):
     @property
     def k_(self):
         """Deprecated: the chosen number of features, now ``n_features_``."""
-        warnings.warn("PDACV.k_ is deprecated and will be removed; use n_features_.", FutureWarning, stacklevel=2)
+        warn("PDACV.k_ is deprecated and will be removed; use n_features_.", FutureWarning)
         check_is_fitted(self, "n_features_")
         return self.n_features_
 

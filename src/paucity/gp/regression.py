@@ -26,7 +26,6 @@ Student-t-inspired alike). For ``"gaussian"`` the map is the line
 from __future__ import annotations
 
 import numbers
-import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -38,7 +37,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import DataConversionWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Kernel
 
-from .._errors import InputError, ParameterError, ShapeMismatchError
+from .._errors import InputError, ParameterError, ShapeMismatchError, warn
 from .._validation import CALLABLE, Instance, Interval, Options, check_is_fitted, check_matrix, validate_params
 from .marginals import MARGINALS, get_marginal, log_density, unwarp, warp
 
@@ -486,8 +485,10 @@ class HeavyTailedProcessRegressor(RegressorMixin, BaseEstimator):
         except (TypeError, ValueError):
             raise InputError(f"{name} must hold real numbers (observations of f).") from None
         if y.ndim == 2 and y.shape[1] == 1:
-            warnings.warn(f"A column-vector y was passed when a 1d array was expected; pass {name} of shape (n_samples,).",
-                          DataConversionWarning, stacklevel=3)
+            warn(
+                f"A column-vector y was passed when a 1d array was expected; pass {name} of shape (n_samples,).",
+                DataConversionWarning,
+            )
             y = y[:, 0]
         if y.ndim != 1:
             raise ShapeMismatchError(f"{name} must be 1-dimensional (one value per row of X), got shape {y.shape}.")

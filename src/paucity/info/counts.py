@@ -169,7 +169,7 @@ def candidate_interactions(
     Notes
     -----
     Seed 000, Proposition 2.1: I_n(v_1; ...; v_n) = sum over non-empty
-    subsets Z of (-1)^(|Z|+1) H(Z). The entropies H(x_j, A) for every subset A
+    subsets Z of ``(-1)^(|Z|+1) H(Z)``. The entropies H(x_j, A) for every subset A
     of the fixed variables come from one joint count table per candidate,
     built by the kernel from the column's stored values only (Algorithms 3
     and 4); the H(A) without x_j are computed once. Allocates

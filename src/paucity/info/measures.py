@@ -88,7 +88,7 @@ def interaction_info(*variables) -> float:
     Notes
     -----
     Seed 000, Proposition 2.1: the alternating sum over the non-empty subsets
-    X of the variables of (-1)^(|X|+1) H(X). One variable gives its entropy,
+    X of the variables of ``(-1)^(|X|+1) H(X)``. One variable gives its entropy,
     two their mutual information; three or more may be negative (synergy,
     Example 3).
 

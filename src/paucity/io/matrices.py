@@ -21,6 +21,7 @@ import scipy.io
 import scipy.sparse as sp
 
 from .._errors import ParameterError, ReaderError, ShapeMismatchError
+from .._extras import require
 from .files import atomic_path
 from .formats import MISSING_MARKERS, SUPPORTED_FORMATS, check_unique_columns, existing_file, file_ending, reading, separator
 
@@ -235,6 +236,7 @@ def _numbers_of_text_column(column: pd.Series) -> pd.Series:
 
 
 def _read_parquet(path: Path) -> anndata.AnnData:
+    require("pyarrow", f"reading {path.name}")
     with reading(path, "a parquet file"):
         df = pd.read_parquet(path)
         check_unique_columns(list(df.columns), path)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from .._errors import ReaderError
+from .._extras import require
 from .files import restore_formulas
 from .formats import MISSING_MARKERS, SEPARATORS, check_unique_columns, existing_file, file_ending, reading, table_endings
 
@@ -62,6 +63,7 @@ def read_frame(path, *, text_columns: Sequence[str] = ()) -> pd.DataFrame:
     path = existing_file(Path(path))
     ending = file_ending(path, table_endings() + (".parquet",))
     if ending == ".parquet":
+        require("pyarrow", f"reading {path.name}")
         with reading(path, "a parquet file"):
             frame = pd.read_parquet(path)
         check_unique_columns(list(frame.columns), path)

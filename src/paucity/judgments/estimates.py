@@ -136,15 +136,13 @@ _MOVED = {"scoring_objective", "full_objective"}
 def __getattr__(name: str):
     # the objectives moved to paucity.judgments.objective; the old path keeps working for a while
     if name in _MOVED:
-        import warnings
-
+        from .._errors import warn
         from . import objective
 
-        warnings.warn(
+        warn(
             f"paucity.judgments.estimates.{name} is deprecated and will be removed; import it from "
             f"paucity.judgments (or paucity.judgments.objective).",
             FutureWarning,
-            stacklevel=2,
         )
         return getattr(objective, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

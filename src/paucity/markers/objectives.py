@@ -84,14 +84,14 @@ def make_objective(method: str, *, beta: float | None = None, degree: int | None
 
     Notes
     -----
-    - mim: I(x; y).
-    - mifs: I(x; y) - beta * sum_{s in S} I(x; s).
-    - mrmr: I(x; y) - (1/|S|) sum_{s in S} I(x; s).
-    - jmi: I(x; y) - (1/|S|) sum_{s in S} I(x; s; y).
-    - cife: I(x; y) - sum_{s in S} I(x; s; y).
-    - degree K: sum_{k=0}^{K-1} sum_{X in S, |X|=k} (-1)^k I_{k+2}(X; x; y).
-    - entropy: H(x) (unsupervised, degree 1).
-    - entropy2: H(x) - sum_{s in S} I(x; s) (Corollary 2.4's H~2 increment).
+    - mim: ``I(x; y)``.
+    - mifs: ``I(x; y) - beta * sum_{s in S} I(x; s)``.
+    - mrmr: ``I(x; y) - (1/|S|) sum_{s in S} I(x; s)``.
+    - jmi: ``I(x; y) - (1/|S|) sum_{s in S} I(x; s; y)``.
+    - cife: ``I(x; y) - sum_{s in S} I(x; s; y)``.
+    - degree K: ``sum_{k=0}^{K-1} sum_{X in S, |X|=k} (-1)^k I_{k+2}(X; x; y)``.
+    - entropy: ``H(x)`` (unsupervised, degree 1).
+    - entropy2: ``H(x) - sum_{s in S} I(x; s)`` (Corollary 2.4's H~2 increment).
 
     Examples
     --------

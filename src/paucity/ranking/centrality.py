@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._errors import InputError, ParameterError, PaucityWarning
+from .._errors import InputError, ParameterError, PaucityWarning, warn
 from .._validation import Instance, Interval, Options, validate_params
 from .base import Ranker, as_comparisons, dask_comparisons_class
 from .similarity import Similarity, agreement_similarity, gaussian_similarity, precomputed_similarity
@@ -188,12 +187,11 @@ class RankCentrality(Ranker):
             self.n_components_ = n_components
             if n_components > 1:
                 self.ergodic_ = False
-                warnings.warn(
+                warn(
                     f"the comparison graph has {n_components} strongly connected components, so the chain is not "
                     "ergodic and RankCentrality returns the uniform distribution (Algorithm 6); use "
                     "regularization='uniform' to rank from few comparisons.",
                     PaucityWarning,
-                    stacklevel=2,
                 )
                 n = comparisons.n_items
                 self.residual_, self.n_iter_ = 0.0, 0
@@ -223,11 +221,10 @@ class RankCentrality(Ranker):
             chain, lam=lam, similarity=similarity, solver=solver, tol=float(self.tol), max_iter=self.max_iter
         )
         if not result.converged:
-            warnings.warn(
+            warn(
                 f"the {solver} solver stopped at residual {result.residual:.2e} above tol={self.tol:g} after "
                 f"{result.n_iter} products; raise max_iter or try another solver.",
                 PaucityWarning,
-                stacklevel=3,
             )
         self.residual_, self.n_iter_ = result.residual, result.n_iter
         with np.errstate(divide="ignore"):  # π = 0 is a log-weight of -inf

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import inspect
-import warnings
 from dataclasses import dataclass
 from importlib import import_module
 
 import numpy as np
 import pandas as pd
 
-from .._errors import ParameterError
+from .._errors import ParameterError, warn
 from .._validation import Options, check_parameter
 from .base import Ranker
 from .comparisons import Comparisons
@@ -91,6 +90,7 @@ class RankResult:
 
     @property
     def n_items(self) -> int:
+        """Number of items ranked."""
         return len(self.estimator.items_)
 
     def to_frame(self) -> pd.DataFrame:
@@ -124,11 +124,10 @@ class RankResult:
 
     # -- the DataFrame that rank used to return, deprecated ----------------------------------------
     def _deprecated_frame(self, what: str) -> pd.DataFrame:
-        warnings.warn(
+        warn(
             f"rank() returns a RankResult now, not a DataFrame; {what} on it is deprecated and will be removed. "
             "Use result.to_frame() for the table (or result.scores, result.ranking, result.estimator).",
             FutureWarning,
-            stacklevel=3,
         )
         return self.to_frame()
 

@@ -9,13 +9,12 @@ weights, ``f`` is a single non-linear scoring function of the features.
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
-from .._errors import InputError, PaucityWarning
+from .._errors import InputError, PaucityWarning, warn
 from .._progress import progress_bar
 from .._validation import (
     BOOLEAN,
@@ -235,11 +234,10 @@ class SiameseRanker(Ranker):
                 options={"maxiter": int(params["max_iter"]), "ftol": float(params["tol"]), "gtol": 1e-9},
             )
         if not result.success and result.nit >= int(params["max_iter"]):
-            warnings.warn(
+            warn(
                 f"SiameseRanker: L-BFGS stopped after max_iter={params['max_iter']} iterations before converging; "
                 "the scores may be inaccurate. Raise max_iter or alpha.",
                 PaucityWarning,
-                stacklevel=2,
             )
         theta = result.x
         W, b = _unpack(theta, shapes)
@@ -253,12 +251,11 @@ class SiameseRanker(Ranker):
         self._theta = theta
         scores, _ = _tower(theta, shapes, Z)
         if np.ptp(scores) < _COLLAPSED_SPREAD:
-            warnings.warn(
+            warn(
                 f"SiameseRanker: the penalty alpha={params['alpha']:g} shrank the network to a constant (its scores "
                 f"span {np.ptp(scores):.1e}, every predicted probability is 0.5); their order is round-off, not a "
                 "ranking. Lower alpha.",
                 PaucityWarning,
-                stacklevel=2,
             )
         self._set_scores(comparisons.items, scores, scores)
         return self

@@ -34,7 +34,7 @@ import numpy as np
 import scipy.sparse.linalg as spla
 from threadpoolctl import threadpool_limits
 
-from .._errors import PaucityWarning
+from .._errors import PaucityWarning, warn
 from .._validation import Interval, Options, check_parameter
 from .similarity import Similarity
 from .transitions import Transition
@@ -221,9 +221,7 @@ def _arpack(transition, lam, similarity, tol, max_iter):
     try:
         values, vectors = spla.eigs(operator, k=1, which="LM", tol=tol / 10, maxiter=max_iter, v0=np.full(n, 1.0 / n))
     except spla.ArpackNoConvergence as error:
-        import warnings
-
-        warnings.warn(f"ARPACK did not converge: {error}; returning its best vector.", PaucityWarning, stacklevel=4)
+        warn(f"ARPACK did not converge: {error}; returning its best vector.", PaucityWarning)
         vectors = error.eigenvectors if error.eigenvectors.size else np.full((n, 1), 1.0 / n)
     vector = np.real(vectors[:, 0])
     if vector.sum() < 0:

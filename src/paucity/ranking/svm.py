@@ -19,7 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_approximation import RBFSampler
 from sklearn.svm import LinearSVC
 
-from .._errors import InputError, ParameterError, PaucityWarning
+from .._errors import InputError, ParameterError, PaucityWarning, warn
 from .._validation import RANDOM_STATE, Interval, Options, check_is_fitted, check_random_state, validate_params
 from .base import Ranker, as_comparisons
 
@@ -205,11 +205,10 @@ class RankSVM(Ranker):
                     f"RankSVM: give alpha only (C={params['C']!r} is its deprecated inverse), not both; "
                     f"alpha={1.0 / params['C']:g} is C={params['C']!r}."
                 )
-            warnings.warn(
+            warn(
                 f"RankSVM's C is deprecated and will be removed; pass alpha=1/C (alpha={1.0 / params['C']:g}), the "
                 "weight of the penalty (alpha/2)‖w‖² added to the hinge loss.",
                 FutureWarning,
-                stacklevel=2,
             )
             C = float(params["C"])
         comparisons = as_comparisons(X, y, sample_weight, model="RankSVM")
@@ -258,11 +257,10 @@ class RankSVM(Ranker):
                         caught_warning.message, caught_warning.category, caught_warning.filename, caught_warning.lineno
                     )
             if not converged:
-                warnings.warn(
+                warn(
                     "the SVM solver did not converge; the scores may be inaccurate. Lower C or rescale the "
                     "features (for instance to unit variance).",
                     PaucityWarning,
-                    stacklevel=2,
                 )
             coef = svm.coef_.ravel().astype(np.float64)
         self.coef_ = coef

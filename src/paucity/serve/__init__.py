@@ -9,6 +9,7 @@
 Importing this package needs neither Starlette nor anndata; the two applications import Starlette.
 """
 
+from .._extras import require
 from .annotation import AnnotationSession
 from ..markers.explorer import EMBEDDINGS, EXPLORER_METHODS, MarkerExplorer
 
@@ -17,6 +18,7 @@ __all__ = ["MarkerExplorer", "AnnotationSession", "EXPLORER_METHODS", "EMBEDDING
 
 def markers_app(*args, **kwargs):
     """The marker explorer's ASGI application; see :func:`paucity.serve.markers.markers_app`."""
+    require("starlette", "the marker explorer page")
     from .markers import markers_app as build
 
     return build(*args, **kwargs)
@@ -24,6 +26,7 @@ def markers_app(*args, **kwargs):
 
 def annotate_app(*args, **kwargs):
     """The annotation page's ASGI application; see :func:`paucity.serve.annotate.annotate_app`."""
+    require("starlette", "the annotation page")
     from .annotate import annotate_app as build
 
     return build(*args, **kwargs)
