@@ -5,10 +5,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ._jit import sized_kernel
+
 __all__ = ["transpose_compressed"]
 
 
-@numba.njit(parallel=True, cache=True)
+@sized_kernel
 def transpose_compressed(n_minor, indptr, indices, data, n_blocks, out_indptr, out_indices, out_data):
     """CSR -> CSC (or CSC -> CSR) in parallel over blocks of the major axis.
 

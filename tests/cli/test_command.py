@@ -2,6 +2,7 @@
 
 import warnings
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
@@ -87,3 +88,46 @@ def test_warnings_are_one_line_when_they_happen():
     assert result.exit_code == 0
     assert result.stderr.startswith("warning: 3 features are constant")
     assert "UserWarning" not in result.stderr and "after" in result.stdout
+
+
+def test_a_warning_met_twice_in_one_run_is_said_once():
+    def body():
+        for step in range(3):  # the same oddity met by three steps of one run, as the demo's two fits meet it
+            warnings.warn("7 features are constant and are ignored", UserWarning)
+            warnings.warn(f"step {step} is odd", UserWarning)
+
+    result = runner.invoke(_probe_app(body), ["probe"])
+    assert result.exit_code == 0
+    assert result.stderr.count("warning: 7 features are constant") == 1
+    assert [f"step {k} is odd" in result.stderr for k in range(3)] == [True] * 3
+
+
+def _help_pages():
+    from paucity.cli import app
+
+    import typer.main
+
+    root = typer.main.get_command(app)
+    pages = [[]]
+    for name, command in root.commands.items():
+        pages.append([name])
+        for sub in getattr(command, "commands", {}):
+            pages.append([name, sub])
+    return pages
+
+
+@pytest.mark.parametrize("words", _help_pages(), ids=lambda words: " ".join(words) or "paucity")
+def test_help_shows_no_type_on_flags_and_wraps_paragraphs(words):
+    """`--help` of every command: no "<bool>" beside a flag, and no line of a paragraph cut at the source's width."""
+    from typer.testing import CliRunner
+
+    from paucity.cli import app
+
+    result = CliRunner().invoke(app, [*words, "--help"], env={"COLUMNS": "120", "TERM": "dumb"})
+    assert result.exit_code == 0, result.output
+    assert "<bool>" not in result.output
+    text = [line.strip() for line in result.output.split("╭")[0].splitlines()]  # the description, above the tables
+    # a paragraph re-wrapped at 120 columns leaves no short line followed by a line that goes on the sentence
+    short = [a for a, b in zip(text, text[1:]) if 0 < len(a) < 60 and b and b[0].islower() and not a.endswith(":")
+             and not a.startswith(("paucity ", "-", "*"))]
+    assert not short, short[:3]

@@ -71,3 +71,21 @@ def test_a_failing_stop_keeps_the_previous_folder_and_leaves_no_staging(tmp_path
     assert result.exit_code == 2 and "disk full" in result.output
     assert (out / "report.md").read_text() == "previous tour"
     assert [p.name for p in tmp_path.iterdir()] == ["d"]
+
+
+def test_without_scanpy_the_demo_runs_the_other_stops_and_says_which_it_skipped(tmp_path, monkeypatch):
+    """A plain install (no scanpy): ranking, judgments and clustering run; the PBMC stops are named as skipped."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "scanpy", None)  # as if it were not installed
+    out = tmp_path / "demo"
+    result = runner.invoke(app, ["demo", "--out", str(out), "-n", "2"])
+    assert result.exit_code == 0, result.output
+    assert "Skipping marker genes of PBMC cell types" in " ".join(result.output.split())
+    assert 'pip install "paucity[scanpy]"' in " ".join(result.output.split())
+    report = (out / "report.md").read_text()
+    assert report.startswith("# paucity demo\n\n## Skipped\n")
+    assert "- differences between two cell types" in report
+    assert "Which crowd judgments are worth buying?" in report
+    assert "Which similarities are worth paying for?" in report
+    assert not (out / "markers_heatmap.png").exists() and not (out / "benchmark_errors.png").exists()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from .. import __version__
-from ._command import PaucityCommand
+from ._command import PaucityCommand, PaucityGroup
 from ._options import set_quiet
 from .clustering import cluster_active, cluster_session
 from .crowd import crowd
@@ -18,6 +18,7 @@ from .rank import rank, rank_evaluate, rank_suggest
 from .serve import serve
 
 app = typer.Typer(
+    cls=PaucityGroup,
     help="paucity: learning when data is scarce, noisy or costly to collect.",
     no_args_is_help=True,
     add_completion=False,

@@ -7,6 +7,8 @@ Every ``paucity`` command is a :class:`PaucityCommand`:
 - an old spelling of a renamed option (:data:`~paucity.cli._options.DEPRECATED_OPTIONS`)
   is rewritten to the new one, with a warning on stderr;
 - Ctrl-C prints ``interrupted`` and exits with 130;
+- the first run that compiles paucity's kernels says so once on stderr
+  (``compiling kernels, first run only``);
 - warnings (paucity's oddities, deprecations) are one ``warning: ...`` line
   on stderr each, shown as they happen.
 
@@ -22,9 +24,10 @@ import sys
 import warnings
 
 import typer
-from typer.core import TyperCommand
+from typer.core import TyperCommand, TyperGroup
 
 from .._errors import PaucityError
+from .._extras import extra_of, missing_message
 from ._options import DEPRECATED_OPTIONS, FOLDER_OUTPUTS, MULTI_VALUE_OPTIONS
 
 EXIT_BAD_INPUT = 2
@@ -38,8 +41,20 @@ def one_line_errors():
         yield
     except (PaucityError, OSError, ImportError) as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, ModuleNotFoundError) and exc.name and extra_of(exc.name):
+            message = missing_message(exc.name, _command_name())  # names the extra that brings it
         print(f"error: {message}", file=sys.stderr)
         raise typer.Exit(code=EXIT_BAD_INPUT) from None
+
+
+def _command_name() -> str:
+    """``paucity <command>`` as typed (its words before the first option or file), for messages."""
+    words = ["paucity"]
+    for arg in sys.argv[1:3]:
+        if arg.startswith("-") or "." in arg or "/" in arg:
+            break
+        words.append(arg)
+    return " ".join(words)
 
 
 def rewrite_deprecated(args: list[str], renamed: dict[str, str]) -> list[str]:
@@ -110,8 +125,36 @@ def _refuse_folder_output(args: list[str]) -> None:
                 raise _USAGE_ERROR(f"--out {value} is a folder; give a file path such as {value}result")
 
 
+def reflow(text: str | None) -> str | None:
+    r"""A docstring's paragraphs as single lines, so that ``--help`` wraps them at the terminal's width, not at the
+    source's (``\b`` paragraphs, such as examples, keep their lines).
+
+    Examples
+    --------
+    >>> reflow("Rank items.\n\n    The table has one row\n    per item.\n\n    \b\n    Examples:\n      paucity rank a.csv")
+    'Rank items.\n\nThe table has one row per item.\n\n\x08\nExamples:\n  paucity rank a.csv'
+    """
+    if not text:
+        return text
+    import inspect
+
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(p if p.startswith("\b") else " ".join(line.strip() for line in p.splitlines()) for p in paragraphs)
+
+
 class PaucityCommand(TyperCommand):
-    """A command with one-line usage errors, deprecated spellings rewritten, and a clean Ctrl-C."""
+    """A command with one-line usage errors, deprecated spellings rewritten, a clean Ctrl-C, and a help page
+    whose paragraphs wrap at the terminal's width and whose on/off flags show no type."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.help = reflow(self.help)
+        for param in self.params:
+            if getattr(param, "is_flag", False):  # --transpose, --use-raw/--no-use-raw: no "<bool>" beside them
+                param.display_type_rich = _no_type
+
+    def get_help_option(self, ctx):
+        return _untyped(super().get_help_option(ctx))
 
     def parse_args(self, ctx, args: list[str]) -> list[str]:
         with one_line_usage(self.name):
@@ -123,23 +166,70 @@ class PaucityCommand(TyperCommand):
 
     def invoke(self, ctx):
         try:
-            with one_line_usage(self.name), warnings_in_one_line():  # values are converted to their types here
+            with one_line_usage(self.name), warnings_in_one_line(), compile_notice():  # values are converted here
                 return super().invoke(ctx)
         except KeyboardInterrupt:
             print("interrupted", file=sys.stderr)
             raise typer.Exit(code=EXIT_INTERRUPTED) from None
 
 
+#: Said on stderr when a command's first run compiles paucity's kernels (later runs load them from the cache).
+COMPILING = "compiling kernels, first run only"
+
+
+@contextlib.contextmanager
+def compile_notice():
+    """Say once on stderr when kernels compile, so that a slow first run is not read as a slow algorithm."""
+    from .._compile import watch
+    from ._options import quiet
+
+    def announce():
+        if not quiet():
+            print(f"{COMPILING} (later runs load them from the cache)...", file=sys.stderr, flush=True)
+
+    with watch(announce):
+        yield
+
+
 @contextlib.contextmanager
 def warnings_in_one_line():
-    """Show each warning as ``warning: <message>`` on stderr when it is raised, as errors are shown."""
+    """Show each warning as ``warning: <message>`` on stderr when it is raised, as errors are shown; a message
+    said already by this command (the same oddity met by two steps of one run) is not repeated."""
+    said = set()
 
     def show(message, category, filename, lineno, file=None, line=None):
-        print(f"warning: {message}", file=sys.stderr)
+        text = str(message)
+        if text not in said:
+            said.add(text)
+            print(f"warning: {text}", file=sys.stderr)
 
     with warnings.catch_warnings():
         warnings.showwarning = show
         yield
+
+
+class PaucityGroup(TyperGroup):
+    """A group of commands (``paucity``, ``paucity serve``, ...) whose help wraps and whose flags show no type."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.help = reflow(self.help)
+        for param in self.params:
+            if getattr(param, "is_flag", False):
+                param.display_type_rich = _no_type
+
+    def get_help_option(self, ctx):
+        return _untyped(super().get_help_option(ctx))
+
+
+def _no_type(ctx) -> None:
+    return None
+
+
+def _untyped(option):
+    if option is not None:
+        option.display_type_rich = _no_type
+    return option
 
 
 # typer raises click's UsageError, or its own copy of click's where it ships one

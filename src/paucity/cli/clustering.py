@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from typer.core import TyperGroup
 
 from .._errors import ParameterError
-from ._command import PaucityCommand, one_line_usage, one_line_errors
+from ._command import PaucityCommand, PaucityGroup, one_line_usage, one_line_errors
 from ._options import quiet
 from ._session_options import (
     BATCH_HELP,
@@ -148,7 +147,7 @@ def _beside(out: Path) -> Path:
 
 
 # -- cluster-session: one subcommand per verb ----------------------------------------------------------------------
-class _SessionGroup(TyperGroup):
+class _SessionGroup(PaucityGroup):
     """The ``cluster-session`` subcommands, which also take the old spelling (the database first) with a warning."""
 
     def parse_args(self, ctx, args: list[str]) -> list[str]:

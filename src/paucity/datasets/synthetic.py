@@ -124,7 +124,7 @@ def make_scrna_counts(
     n_cells: int = 20000,
     n_genes: int = 2000,
     n_types: int = 10,
-    n_markers: int = 300,
+    n_markers: int | None = None,
     density: float = 0.12,
     dispersion: float = 0.5,
     random_state=0,
@@ -140,10 +140,11 @@ def make_scrna_counts(
     n_types : int, default 10
         Number of cell types; cells are split among them as evenly as possible
         (sizes differ by at most one) and shuffled.
-    n_markers : int, default 300
+    n_markers : int, optional
         Total number of marker genes, split as evenly as possible among the
         types (disjoint sets, chosen at random among the genes). 0 gives data
-        with no cell-type signal.
+        with no cell-type signal. By default 300, or half the genes when there
+        are fewer than 600, so that every default fits any ``n_genes``.
     density : float, default 0.12
         Expected fraction of non-zero entries, in (0, 1).
     dispersion : float, default 0.5
@@ -200,6 +201,8 @@ def make_scrna_counts(
     [10, 10, 10, 10, 10]
     >>> bool((data.X.data == data.X.data.round()).all())
     True
+    >>> sum(len(genes) for genes in make_scrna_counts(600, 200).marker_genes)   # half the genes, below 600
+    100
     """
     n_cells = check_positive_int(n_cells, "n_cells")
     n_genes = check_positive_int(n_genes, "n_genes")
@@ -209,6 +212,8 @@ def make_scrna_counts(
             f"n_types={n_types} is larger than n_cells={n_cells}; every cell type needs at least one cell. "
             "Lower n_types or raise n_cells."
         )
+    if n_markers is None:
+        n_markers = min(300, n_genes // 2)
     n_markers = check_positive_int(
         n_markers, "n_markers", minimum=0, maximum=n_genes, maximum_name="n_genes (marker genes are distinct genes)"
     )

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._jit import sized_kernel
+
 # Entropies are accumulated in fixed point: H = (n log2 n - sum_c c log2 c) / n
 # with every c log2 c (and n log2 n) rounded to a multiple of 2**-FIXED_SHIFT and
 # summed as integers, so that the result does not depend on the order of the
@@ -131,7 +133,7 @@ def column_edges_from_counts(values, cumulative, n_bins, edges):
     Same arithmetic as on the sorted column, so the edges are equal to the
     bit; only the sort is replaced by counting (or by merging counts).
     """
-    return _recursive_edges(np.empty(0, np.float64), 0, values, cumulative, n_bins, edges)
+    return _recursive_edges(np.empty(0, np.float64), np.int64(0), values, cumulative, n_bins, edges)
 
 
 @numba.njit(cache=True, inline="always")
@@ -154,7 +156,7 @@ def _small_integer_top(col):
     return int(top)
 
 
-@numba.njit(parallel=True, cache=True)
+@sized_kernel
 def discretize_csc(n_rows, indptr, data, n_bins, out_data):
     """Bin every stored value of a non-negative CSC matrix, column by column.
 
@@ -193,7 +195,7 @@ def discretize_csc(n_rows, indptr, data, n_bins, out_data):
             out_data[start + s] = _bin_of(col[s], edges, n_edges)
 
 
-@numba.njit(parallel=True, cache=True)
+@sized_kernel
 def discretize_dense(X, n_bins, out):
     """Bin every column of a dense matrix (seed 000, Algorithm 2)."""
     n_rows, n_cols = X.shape
@@ -203,19 +205,19 @@ def discretize_dense(X, n_bins, out):
             col[i] = X[i, j]
         stored = np.sort(col)
         edges = np.empty(n_bins, np.float64)
-        n_edges = column_edges(stored, 0, n_bins, edges)
+        n_edges = column_edges(stored, np.int64(0), n_bins, edges)
         for i in range(n_rows):
             out[i, j] = _bin_of(col[i], edges, n_edges)
 
 
-@numba.njit(parallel=True, cache=True)
+@sized_kernel
 def label_stored_values(indices, data, labels, n_classes, out):
     """``out[s] = data[s] * n_classes + labels[row of s]``: each stored bin paired with its row's label."""
     for s in numba.prange(data.shape[0]):
         out[s] = data[s] * n_classes + labels[indices[s]]
 
 
-@numba.njit(parallel=True, cache=True)
+@sized_kernel
 def candidate_entropies(
     indptr, indices, labelled, columns, row_codes, n_row_codes, base, n_bins, projection, projection_sizes, xlogx, out
 ):
@@ -303,7 +305,7 @@ def candidate_entropies(
             out[t, q] = ((xlogx[n_samples] - acc) / FIXED_SCALE) / n_samples
 
 
-@numba.njit(parallel=True, cache=True)
+@sized_kernel
 def column_tables(indptr, labelled, n_classes, base, out):
     """``out[j, b * n_classes + l]``: rows with x_j = b and label l, for every column j.
 
@@ -324,7 +326,7 @@ def column_tables(indptr, labelled, n_classes, base, out):
             out[j, label] = base[label] - moved
 
 
-@numba.njit(parallel=True, cache=True)
+@sized_kernel
 def pair_tables(indptr_r, cells_r, rows, row_bins, row_codes, slab, n_codes, out):
     """Joint counts of every column with a new feature s, over the rows where s is non-zero.
 
@@ -349,14 +351,14 @@ def pair_tables(indptr_r, cells_r, rows, row_bins, row_codes, slab, n_codes, out
                 table[offset + cells_r[s]] += 1
 
 
-@numba.njit(parallel=True, cache=True)
+@sized_kernel
 def cell_indices(indices, data, n_bins, out):
     """``out[s] = indices[s] * n_bins + data[s]``: the (column, bin) cell of each stored value."""
     for s in numba.prange(data.shape[0]):
         out[s] = indices[s] * n_bins + data[s]
 
 
-@numba.njit(parallel=True, cache=True)
+@sized_kernel
 def pair_entropies(pairs, reference, count_s, columns, n_features, n_bins, n_codes, xlogx, n_samples, out):
     """H(x_j, s) and, when n_codes > 1 (labels), H(x_j, s, y) for every candidate j.
 
@@ -408,7 +410,7 @@ def pair_entropies(pairs, reference, count_s, columns, n_features, n_bins, n_cod
 # all cells are sums of per-block results (the distributed path).
 
 
-@numba.njit(parallel=True, cache=True)
+@sized_kernel
 def value_counts_by_column(indptr, data, values, counts, n_distinct):
     """Per column of a CSC block: its distinct stored values (ascending) and how often each occurs.
 
@@ -437,7 +439,7 @@ def value_counts_by_column(indptr, data, values, counts, n_distinct):
         n_distinct[j] = t - start + 1
 
 
-@numba.njit(parallel=True, cache=True)
+@sized_kernel
 def edges_from_value_counts(offsets, values, counts, n_rows, n_bins, edges, n_edges):
     """Recursive-quantile edges of every column from its merged (value, count) list.
 
@@ -524,7 +526,7 @@ def bins_of_feature(indptr, cells, feature, n_bins, out):
             out[r] = 0
 
 
-@numba.njit(parallel=True, cache=True)
+@sized_kernel
 def table_entropies(reference, n_bins, n_codes, xlogx, n_samples, out):
     """H(x_j) and H(x_j, code) from complete tables ``reference[j, b * n_codes + code]``."""
     for j in numba.prange(reference.shape[0]):

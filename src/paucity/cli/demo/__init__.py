@@ -55,7 +55,13 @@ def _replace_folder(new: Path, out: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+#: Why the stops on PBMC cells need scanpy: the cells are scanpy's bundled data set.
+NEEDS_SCANPY = ("marker genes of PBMC cell types", "their cross-validated benchmark",
+                "differences between two cell types")
+
+
 def _tour(out: Path, n_features: int) -> None:
+    import importlib.util
     import io as text_io
 
     import matplotlib
@@ -64,18 +70,37 @@ def _tour(out: Path, n_features: int) -> None:
     from rich.console import Console
 
     from ... import io
-    from ...datasets import pbmc68k_reduced
     from . import clustering, differences, judgments, markers, markers_benchmark, ranking
 
     console = Console(file=text_io.StringIO()) if quiet() else Console()
-    adata = pbmc68k_reduced()
     groupby = "bulk_labels"
-    report = (
-        markers.run(adata, groupby, n_features, out, console)
-        + markers_benchmark.run(adata, groupby, out, console)
-        + ranking.run(out, console)
-        + differences.run(adata, out, console)
-        + judgments.run(out, console)
-        + clustering.run(out, console)
-    )
+    cells = {}
+
+    def pbmc():
+        if not cells:
+            from ...datasets import pbmc68k_reduced
+
+            cells["adata"] = pbmc68k_reduced()
+        return cells["adata"]
+
+    stops = [
+        (True, lambda: markers.run(pbmc(), groupby, n_features, out, console)),
+        (True, lambda: markers_benchmark.run(pbmc(), groupby, out, console)),
+        (False, lambda: ranking.run(out, console)),
+        (True, lambda: differences.run(pbmc(), out, console)),
+        (False, lambda: judgments.run(out, console)),
+        (False, lambda: clustering.run(out, console)),
+    ]
+    have_scanpy = importlib.util.find_spec("scanpy") is not None
+    skipped = ""
+    if not have_scanpy:
+        reason = ('scanpy is not installed, and the PBMC cells are its bundled data set: pip install "paucity[scanpy]" '
+                  "runs them too")
+        from rich.markup import escape
+
+        console.print(f"[yellow]Skipping {', '.join(NEEDS_SCANPY)}[/yellow]: {escape(reason)}.")
+        skipped = "\n".join(["## Skipped", "", *[f"- {stop}" for stop in NEEDS_SCANPY], "", f"Why: {reason}.", ""])
+    report = "".join(run() for needs_scanpy, run in stops if have_scanpy or not needs_scanpy)
+    if not have_scanpy:
+        report = "# paucity demo\n\n" + skipped + "\n" + report
     io.write_text(report, out / "report.md")
