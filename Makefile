@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-slow bench install clean chromium postgresql
+.PHONY: demo test test-slow bench docs install clean chromium postgresql
 
 install: $(STAMP)
 
@@ -16,6 +16,12 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/paucity demo
+
+# The documentation site (Sphinx: the guides and an API page per subpackage), built offline with warnings as errors;
+# `make test` builds it too (tests/test_docs_site.py). Open docs/_build/html/index.html.
+docs: $(STAMP)
+	$(BIN)/python -m sphinx -b html -W --keep-going -q docs docs/_build/html
+	@echo "docs/_build/html/index.html"
 
 # The browser tests drive Debian's chromium (a browser cannot be downloaded at install time). Installed here when
 # it is missing and apt can be used as root; otherwise the browser tests skip and say why. Never fails the build.
@@ -69,4 +75,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/annotation_crowd.py
 
 clean:
-	rm -rf $(VENV) paucity-demo
+	rm -rf $(VENV) paucity-demo docs/_build docs/api

@@ -16,7 +16,8 @@ import re
 import paucity
 
 # a number with a decimal point or an exponent, not part of a name or a longer token
-_FLOAT = re.compile(r"(?<![\w.])[-+]?(\d+\.\d*|\.\d+|\d+(?=[eE]))([eE][-+]?\d+)?(?![\w.])")
+# (an integer ending a sentence, "got 1000000000.", is not a float)
+_FLOAT = re.compile(r"(?<![\w.])[-+]?(\d+\.\d+|\d+\.(?!\s|$)|\.\d+|\d+(?=[eE]))([eE][-+]?\d+)?(?![\w.])")
 MAX_SIGNIFICANT = 6
 
 
@@ -36,6 +37,7 @@ def test_the_check_catches_unrounded_floats():
     assert too_precise("array([0.33333333, 1.5])") == ["0.33333333"]
     assert too_precise("0.666667 and 1e-05 and 12.5 and 0.0012300") == []
     assert too_precise("x1.2345678 gene_0.1234567") == []  # parts of names are not numbers
+    assert too_precise("got 1000000000.") == [] and too_precise("[1234567., 2.]") == ["1234567."]
 
 
 def _modules():

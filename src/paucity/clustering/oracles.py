@@ -43,6 +43,7 @@ class SimilarityOracle(Protocol):
     """
 
     def query(self, pairs: np.ndarray) -> np.ndarray:  # pragma: no cover - a protocol
+        """The similarity in [0, 1] of each pair (an (m, 2) array of item indices): m values."""
         ...
 
 

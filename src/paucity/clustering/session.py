@@ -27,14 +27,13 @@ import math
 import numbers
 import threading
 import time
-import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from .._errors import InputError, InputTypeError, ParameterError, ReaderError
+from .._errors import InputError, InputTypeError, ParameterError, ReaderError, warn
 from .._validation import Instance, Interval, Options, check_parameter
 from ._checks import MIN_ITEMS, check_pairs, check_values
 from .agreement import SessionQuality
@@ -252,14 +251,17 @@ class SessionAnswers:
 
     @property
     def items(self) -> tuple:
+        """The item names, as in ``clusters``."""
         return self.clusters.items
 
     @property
     def labels(self) -> np.ndarray:
+        """Each item's cluster, as in ``clusters``."""
         return self.clusters.labels
 
     @property
     def embedding(self) -> np.ndarray:
+        """The clusters' spectral embedding of the items (see ``SessionClusters``)."""
         return self.clusters.embedding
 
     def to_frame(self) -> pd.DataFrame:
@@ -600,18 +602,22 @@ class ClusteringSession:
     # -- what a session is ---------------------------------------------------------------------------------------
     @property
     def items(self) -> tuple:
+        """The item names, in the order of the similarity matrix."""
         return self._items
 
     @property
     def settings(self) -> SessionSettings:
+        """The settings the session was started with (one record, fixed)."""
         return self._settings
 
     @property
     def budget(self) -> int:
+        """Measurements the session may take, in all."""
         return self._budget
 
     @property
     def database(self) -> str:
+        """The session's database, as shown in messages (a password hidden)."""
         return self._store.shown
 
     def __repr__(self) -> str:
@@ -1805,7 +1811,7 @@ def _few(names: Sequence[str]) -> str:
 
 # -- the functions of earlier releases -----------------------------------------------------------------------------
 def _deprecated(name: str, instead: str) -> None:
-    warnings.warn(f"{name} is deprecated and will be removed; use {instead}.", FutureWarning, stacklevel=3)
+    warn(f"{name} is deprecated and will be removed; use {instead}.", FutureWarning)
 
 
 def next_pairs(database, items=None, *, strategy=None, interleave=None, budget=None, repeats=None, batch_size=None,

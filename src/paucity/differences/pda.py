@@ -180,7 +180,7 @@ class PDA(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    beta_ : ndarray of shape (n_features_in_,)
+    beta_ : ndarray of shape (n_features,)
         The unit projection, first non-zero coordinate positive.
     divergence_ : float
         D(β̂ᵀX, β̂ᵀY) on the training samples.
@@ -190,14 +190,14 @@ class PDA(TransformerMixin, BaseEstimator):
     selected_names_ : ndarray of str
         Their names: ``feature_names_in_[selected_]`` after a fit on
         DataFrames, ``"x0"``, ``"x1"``, ... otherwise.
-    support_ : ndarray of bool of shape (n_features_in_,)
+    support_ : ndarray of bool of shape (n_features,)
         True for the features with non-zero weight (``get_support()``).
         Features constant over both samples are never in it.
     relaxation_ : RelaxResult or None
         RELAX's diagnostics: objective trace, best iteration, best B and its
         tightness (the top eigenvalue's share of the trace; 1 when tight).
         Its ``beta`` and ``matrix`` index the features of ``prefiltered_``.
-    scale_ : ndarray of shape (n_features_in_,)
+    scale_ : ndarray of shape (n_features,)
         What each feature was divided by: its pooled standard deviation with
         ``standardize=True``, 1 otherwise.
     prefiltered_ : ndarray of int

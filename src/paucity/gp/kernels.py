@@ -100,6 +100,7 @@ class VonMises(StationaryKernelMixin, NormalizedKernelMixin, Kernel):
 
     @property
     def hyperparameter_concentration(self) -> Hyperparameter:
+        """The concentration as scikit-learn's kernel machinery sees it (bounds ``concentration_bounds``)."""
         return Hyperparameter("concentration", "numeric", self.concentration_bounds)
 
     def __call__(self, X, Y=None, eval_gradient=False):

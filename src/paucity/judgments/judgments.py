@@ -188,10 +188,12 @@ class Judgments:
     # -- shape ------------------------------------------------------------------------------------
     @property
     def counts(self) -> pd.DataFrame:
+        """Judgments of each object (rows) and attribute (columns)."""
         return pd.DataFrame(self._counts.T, index=self.objects, columns=self.attributes)
 
     @property
     def n_judgments(self) -> int:
+        """Number of judgments (rows)."""
         return int(self._offsets[-1])
 
     def __len__(self) -> int:

@@ -194,6 +194,7 @@ class MarkerExplorer:
 
     @property
     def method(self) -> str:
+        """The objective the next gene is scored by (``mim``, ``mrmr``, ``jmi``, ``cife``, ...)."""
         return self._method
 
     @property

@@ -131,6 +131,7 @@ class MarkerResult:
     # -- views ---------------------------------------------------------------------------------------------------
     @property
     def mode(self) -> str:
+        """``multiclass`` (one list for all groups) or ``binary`` (one list per group, merged)."""
         return str(self.params.get("mode", "multiclass"))
 
     def to_frame(self) -> pd.DataFrame:

@@ -114,6 +114,7 @@ class Stepwise:
 
     @property
     def candidates(self) -> np.ndarray:
+        """Column indices that may still be added (a copy)."""
         return self._candidates.copy()
 
     def scores(self) -> np.ndarray:
@@ -140,6 +141,7 @@ class Stepwise:
 
     @property
     def objective(self) -> Objective:
+        """The objective that scores the candidates."""
         return self._objective
 
     def best(self) -> int | None:

@@ -366,10 +366,12 @@ class DaskComparisons:
     # -- views ------------------------------------------------------------------------------------
     @property
     def n_items(self) -> int:
+        """Number of items."""
         return len(self.items)
 
     @property
     def n_comparisons(self) -> int:
+        """Number of comparisons (rows)."""
         return int(self.i.shape[0])
 
     def __len__(self) -> int:
