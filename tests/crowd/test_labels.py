@@ -83,8 +83,11 @@ def test_researcher_id_colliding_with_a_labeler_is_refused():
 
 
 def test_bad_tables():
-    with pytest.raises(ParameterError, match="labeler='labeler' is not a column"):
-        LabelMatrix.from_long(_table(), label="answer")
+    with pytest.raises(ParameterError, match="labeler='who' is not a column"):
+        LabelMatrix.from_long(_table(), labeler="who", label="answer")
+    assert LabelMatrix.from_long(_table(), label="answer").n_labelers == 3   # crowd-kit's "worker" is read
+    with pytest.raises(ParameterError, match="lacks the labeler column: name it 'labeler'.*or 'worker'"):
+        LabelMatrix.from_long(_table().rename(columns={"worker": "person"}), label="answer")
     with pytest.raises(InputTypeError, match="DataFrame"):
         LabelMatrix.from_long([("t", "a", 1)])
     missing = _table()

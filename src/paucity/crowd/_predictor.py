@@ -75,6 +75,54 @@ class LabelPredictor:
         positive = self.predict_proba(X)[:, 1]
         return self.classes_[(positive > 0.5).astype(int)]
 
+    def fit_predict(self, labels, X=None, researcher=None, *, positive=None) -> pd.Series:
+        """Fit on a long table of labels, then predict the researcher's label of each of its tasks.
+
+        crowd-kit's habit, ``fit_predict(df)`` on a table with columns worker,
+        task, label, with the task features this model predicts from.
+
+        Parameters
+        ----------
+        labels : pandas.DataFrame or LabelMatrix
+            A long table read by :meth:`LabelMatrix.from_long` (columns task,
+            labeler and label, or crowd-kit's task, worker and label), or a
+            label matrix.
+        X : array-like of shape (n_tasks, n_features) or pandas.DataFrame
+            Task features, as for ``fit`` (required: this model predicts
+            from them; a DataFrame is indexed by task id).
+        researcher : object, optional
+            The researcher's labeler id, as for ``fit``.
+        positive : object, optional
+            The label value mapped to +1, as for ``from_long`` (a DataFrame
+            only).
+
+        Returns
+        -------
+        pandas.Series
+            Named ``agg_label`` and indexed by task id (index name ``task``),
+            as crowd-kit's ``fit_predict`` returns: ``predict`` on the
+            features of every task of ``labels``, in its order (that of first
+            appearance in the table), in the table's own words.
+        """
+        owner = f"{type(self).__name__}.fit_predict"
+        if X is None:
+            raise ParameterError(
+                f"{owner} needs the task features X: {type(self).__name__} predicts the researcher's labels from "
+                "them; without features use majority_vote(LabelMatrix.from_long(df)) or aggregate(...)."
+            )
+        if isinstance(labels, pd.DataFrame):
+            labels = LabelMatrix.from_long(labels, positive=positive)
+        elif not isinstance(labels, LabelMatrix):
+            raise InputTypeError(
+                f"{owner} reads a long table (a pandas DataFrame with columns task, labeler or worker, label) or a "
+                f"LabelMatrix, got {type(labels).__name__}."
+            )
+        elif positive is not None:
+            raise ParameterError("positive= is only read with a long table; a LabelMatrix has its label_mapping already.")
+        self.fit(labels, X, researcher=researcher)
+        features, _ = align_features(labels, X)
+        return pd.Series(self.predict(features), index=pd.Index(labels.task_ids, name="task"), name="agg_label")
+
     def _evaluation_labels(self, labels, X, researcher):
         """Features and signs (-1/+1) of the evaluation tasks: a LabelMatrix's researcher column or a 1-D vector."""
         if isinstance(labels, LabelMatrix):

@@ -2,7 +2,10 @@
 
 Crowd platforms export long tables (one row per task, labeler and answer);
 :meth:`LabelMatrix.from_long` reads one, maps its two answers to -1 and +1 and
-keeps the mapping, so predictions come back in the table's own words.
+keeps the mapping, so predictions come back in the table's own words. Every
+reader of such a table takes crowd-kit's column names (``worker``, ``task``,
+``label``) as well as paucity's (``labeler``, ``task``, ``label``):
+:func:`long_columns` decides which columns are read.
 :func:`align_features` lines the task features up with the matrix's tasks.
 """
 
@@ -17,12 +20,82 @@ import scipy.sparse as sp
 from .._errors import InputError, InputTypeError, ParameterError, ShapeMismatchError
 from .._validation import check_matrix
 
-__all__ = ["LabelMatrix", "align_features"]
+__all__ = ["LabelMatrix", "align_features", "long_columns"]
+
+#: Each role of a long table of labels, paucity's column name and crowd-kit's (whose ``fit_predict`` reads
+#: ``worker``, ``task``, ``label``); the two spell ``task`` and ``label`` alike.
+LONG_COLUMNS = {"task": ("task", "task"), "labeler": ("labeler", "worker"), "label": ("label", "label")}
 
 
 def _examples(values, limit: int = 3) -> str:
     shown = ", ".join(repr(v) for v in list(values)[:limit])
     return shown + (", ..." if len(values) > limit else "")
+
+
+def long_columns(df: pd.DataFrame, *, task=None, labeler=None, label=None, what: str = "the table",
+                 error=ParameterError, named: bool = True) -> tuple:
+    """The task, labeler and label columns of a long table of labels: given names, else paucity's or crowd-kit's.
+
+    A role given a name reads that column (which must exist). A role left as
+    None reads paucity's column (``task``, ``labeler``, ``label``) or
+    crowd-kit's (``task``, ``worker``, ``label``), whichever the table has;
+    a table with neither, or with both ``labeler`` and ``worker``, is refused
+    with one line naming both spellings.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    task, labeler, label : str, optional
+        Column names chosen by the caller.
+    what : str
+        How the messages name the table.
+    error : exception class
+        Raised for a missing or ambiguous column (ParameterError where the
+        caller could name the column, InputError otherwise).
+    named : bool
+        Whether the caller can pass ``task=``, ``labeler=``, ``label=`` (said
+        in the messages).
+
+    Returns
+    -------
+    tuple of str
+        The names of the task, labeler and label columns.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> long_columns(pd.DataFrame(columns=["worker", "task", "label"]))
+    ('task', 'worker', 'label')
+    >>> long_columns(pd.DataFrame(columns=["task", "labeler", "answer"]), label="answer")
+    ('task', 'labeler', 'answer')
+    """
+    columns = list(df.columns)
+    shown = _examples(columns, 8)
+    chosen = []
+    for role, given in (("task", task), ("labeler", labeler), ("label", label)):
+        if given is not None:
+            if given not in columns:
+                raise error(
+                    f"{role}={given!r} is not a column of {what}; its columns are {shown}. "
+                    f"Pass the right name as {role}=."
+                )
+            chosen.append(given)
+            continue
+        own, crowdkit = LONG_COLUMNS[role]
+        present = [name for name in dict.fromkeys((own, crowdkit)) if name in columns]
+        how = f", or pass {role}= the column's name" if named else ""
+        if len(present) == 2:
+            choose = f"pass {role}= to say which one to read" if named else "drop or rename one of them"
+            raise error(
+                f"{what} has both a {own!r} and a {crowdkit!r} column (paucity's and crowd-kit's names for the "
+                f"{role}); {choose}."
+            )
+        if not present:
+            spelled = (f"{own!r} (paucity's and crowd-kit's name)" if own == crowdkit
+                       else f"{own!r} (paucity's name) or {crowdkit!r} (crowd-kit's)")
+            raise error(f"{what} lacks the {role} column: name it {spelled}{how}; its columns are {shown}.")
+        chosen.append(present[0])
+    return tuple(chosen)
 
 
 def _ids(ids, count: int, name: str) -> pd.Index:
@@ -119,7 +192,7 @@ class LabelMatrix:
     # --- reading ------------------------------------------------------------------------------------------
 
     @classmethod
-    def from_long(cls, df, *, task="task", labeler="labeler", label="label", positive=None,
+    def from_long(cls, df, *, task=None, labeler=None, label=None, positive=None,
                   gold=None, researcher=None):
         """Read a long table (one row per task, labeler and label), as crowd platforms export.
 
@@ -127,8 +200,13 @@ class LabelMatrix:
         ----------
         df : pandas.DataFrame
             The table.
-        task, labeler, label : str
-            Names of its task-id, labeler-id and label columns.
+        task, labeler, label : str, optional
+            Names of its task-id, labeler-id and label columns. By default
+            paucity's names ``task``, ``labeler``, ``label`` or crowd-kit's
+            ``task``, ``worker``, ``label`` (the table crowd-kit's
+            ``fit_predict`` reads), whichever the table has; a table with both
+            a ``labeler`` and a ``worker`` column needs ``labeler=`` to say
+            which one to read.
         positive : object, optional
             The label value mapped to +1 (the other one becomes -1). By
             default the larger of the two (in the sort order of their text
@@ -148,15 +226,22 @@ class LabelMatrix:
             labelers likewise, the researcher last; the mapping of the two
             label values to -1/+1 in ``label_mapping``. A task labelled twice
             by one labeler with the same label counts once.
+
+        Examples
+        --------
+        crowd-kit's table (columns worker, task, label) is read as it is:
+
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"worker": ["w1", "w2", "w1"], "task": ["t1", "t1", "t2"],
+        ...                    "label": ["no", "yes", "yes"]})
+        >>> LabelMatrix.from_long(df)
+        LabelMatrix(2 tasks x 2 labelers, 3 labels; 'no' -> -1, 'yes' -> +1)
+        >>> list(LabelMatrix.from_long(df).labeler_ids)
+        ['w1', 'w2']
         """
         if not isinstance(df, pd.DataFrame):
             raise InputTypeError(f"from_long reads a pandas DataFrame, got {type(df).__name__}.")
-        for parameter, column in (("task", task), ("labeler", labeler), ("label", label)):
-            if column not in df.columns:
-                raise ParameterError(
-                    f"{parameter}={column!r} is not a column of the table; its columns are "
-                    f"{_examples(list(df.columns), 8)}. Pass the right name as {parameter}=."
-                )
+        task, labeler, label = long_columns(df, task=task, labeler=labeler, label=label)
         table = df[[task, labeler, label]].copy()
         table.columns = ["task", "labeler", "label"]
         if gold is not None:
@@ -263,18 +348,22 @@ class LabelMatrix:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """(tasks, labelers)."""
         return self.values.shape
 
     @property
     def n_tasks(self) -> int:
+        """Number of tasks (rows)."""
         return self.values.shape[0]
 
     @property
     def n_labelers(self) -> int:
+        """Number of labelers (columns)."""
         return self.values.shape[1]
 
     @property
     def n_labels(self) -> int:
+        """Number of labels given (non-zero entries)."""
         return int(self.values.nnz)
 
     def label_of(self, sign: int):
