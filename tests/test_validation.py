@@ -8,8 +8,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from paucity._errors import InputError, InputTypeError, PaucityError, ParameterError, ShapeMismatchError
-from paucity._validation import check_choice, check_discrete_matrix, check_labels, check_matrix, check_random_state
+from paucity._errors import (
+    InputError,
+    InputTypeError,
+    ParameterError,
+    PaucityError,
+    ShapeMismatchError,
+)
+from paucity._validation import (
+    check_choice,
+    check_discrete_matrix,
+    check_labels,
+    check_matrix,
+    check_random_state,
+)
 from paucity.markers import InfoSelector
 
 weird_floats = st.one_of(
@@ -54,12 +66,17 @@ def test_check_discrete_matrix(X):
 
 @pytest.mark.filterwarnings("ignore::paucity._errors.PaucityWarning")
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.one_of(st.sampled_from(["a", "b", "c"]), st.none(), st.just(float("nan"))), min_size=0, max_size=15))
+@given(st.lists(st.one_of(st.sampled_from(["a", "b", "c"]), st.none(), st.just(float("nan")), st.sampled_from([1, 2.5, True])),
+                min_size=0, max_size=15))
 def test_check_labels(labels):
+    present = [value for value in labels if not pd.isna(value)]
+    kinds = {bool if isinstance(value, bool) else str if isinstance(value, str) else float for value in present}
     try:
         codes, classes, keep = check_labels(np.array(labels, dtype=object), len(labels))
-    except PaucityError:
+    except PaucityError as error:
+        assert (len(kinds) > 1) == ("mixes labels of different types" in str(error)), (labels, str(error))
         return
+    assert len(kinds) == 1
     assert len(classes) >= 2
     n_kept = len(labels) if keep is None else int(keep.sum())
     assert codes.shape == (n_kept,) and codes.min() >= 0 and codes.max() == len(classes) - 1
@@ -95,3 +112,25 @@ def test_messages_say_what_and_how():
     assert isinstance(check_random_state(3), np.random.Generator)
     frame = pd.DataFrame({"a": [1.0, 2.0], "b": [0.0, 1.0]})
     assert check_matrix(frame).shape == (2, 2)
+
+
+def test_check_memory_refuses_an_array_beyond_the_machine_naming_the_cause():
+    from paucity._validation import check_memory, machine_memory
+
+    check_memory((1000, 1000), cause="n_factors=4", memory=2**30)
+    with pytest.raises(ParameterError, match=r"BBMC: n_factors=100000 needs the labelers' factor pairs of shape "
+                                             r"13 x 100000 x 100000 \(969 GiB\), more than this machine's 16 GiB"):
+        check_memory((13, 100000, 100000), cause="n_factors=100000", owner="BBMC", what="the labelers' factor pairs",
+                     memory=16 * 2**30)
+    assert machine_memory() is None or machine_memory() > 2**20
+    with pytest.raises(ParameterError, match="far beyond"):  # no overflow, whatever the shape
+        check_memory((10**30, 10**30), cause="n=1e30", memory=2**40, hint="far beyond")
+
+
+def test_iteration_counts_beyond_the_bound_are_refused_with_the_reason():
+    from paucity._validation import MAX_ITERATIONS, Iterations, check_parameter
+
+    assert check_parameter(MAX_ITERATIONS, "n_burnin", [Iterations(0)]) == MAX_ITERATIONS
+    with pytest.raises(ParameterError, match=r"n_burnin must be an integer in \[0, 100000000\] \(more iterations "
+                                             r"could not finish in hours\), got 100000000000000000000000"):
+        check_parameter(10**23, "n_burnin", [Iterations(0)])

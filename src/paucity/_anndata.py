@@ -37,4 +37,7 @@ def group_labels(adata, groupby: str):
     if groupby not in adata.obs.columns:
         available = ", ".join(map(repr, adata.obs.columns)) or "none"
         raise InputError(f"groupby {groupby!r} is not a column of adata.obs (columns: {available}).")
+    from ._validation import check_label_types
+
+    check_label_types(adata.obs[groupby], f"adata.obs[{groupby!r}]")  # names the column, not the y beneath
     return adata.obs[groupby]

@@ -8,24 +8,29 @@ unless the format has to change, and never densify it.
 from __future__ import annotations
 
 import numbers
-import warnings
+import os
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ._errors import InputError, InputTypeError, NotFittedError, ParameterError, PaucityWarning, ShapeMismatchError
+from ._errors import InputError, InputTypeError, NotFittedError, ParameterError, PaucityWarning, ShapeMismatchError, warn
 
 __all__ = [
     "check_matrix",
     "check_discrete_matrix",
     "check_labels",
+    "check_label_types",
     "check_positive_int",
     "check_choice",
     "check_random_state",
     "check_is_fitted",
     "check_parameter",
     "validate_params",
+    "check_memory",
+    "machine_memory",
+    "MAX_ITERATIONS",
+    "Iterations",
     "Interval",
     "Options",
     "Instance",
@@ -221,6 +226,8 @@ def check_labels(y, n_samples: int, *, name: str = "y", min_classes: int = 2, sa
     if isinstance(y, (pd.Series, pd.Index, pd.Categorical)):
         series = pd.Series(y).reset_index(drop=True)
     else:
+        if isinstance(y, (list, tuple)):  # before numpy turns [1, "a"] into ["1", "a"]
+            check_label_types(pd.Series(np.asarray(y, dtype=object).ravel(), dtype=object), name)
         arr = np.asarray(y)
         if arr.ndim == 2 and 1 in arr.shape:
             arr = arr.ravel()
@@ -234,6 +241,7 @@ def check_labels(y, n_samples: int, *, name: str = "y", min_classes: int = 2, sa
     missing = series.isna().to_numpy()
     if missing.all():
         raise InputError(f"every entry of {name} is missing; labels are needed for supervised selection.")
+    check_label_types(series, name)
     codes, classes = pd.factorize(series, sort=True, use_na_sentinel=True)
     codes = codes.astype(np.int64)
     if len(classes) < min_classes:
@@ -243,14 +251,48 @@ def check_labels(y, n_samples: int, *, name: str = "y", min_classes: int = 2, sa
         )
     keep = None
     if missing.any():
-        warnings.warn(
+        warn(
             f"{int(missing.sum())} of {n_samples} samples have no label in {name} and are left out.",
             PaucityWarning,
-            stacklevel=3,
         )
         keep = ~missing
         codes = codes[keep]
     return codes, np.asarray(classes), keep
+
+
+def _label_kind(value) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "booleans"
+    if isinstance(value, numbers.Number):
+        return "numbers"
+    if isinstance(value, str):
+        return "text"
+    return type(value).__name__
+
+
+def check_label_types(series: pd.Series, name: str) -> None:
+    """Refuse labels of more than one kind (text beside numbers, say): ``1`` and ``"1"`` would be two classes,
+    or one, depending on how the labels were built.
+
+    Examples
+    --------
+    >>> check_labels(pd.Series(["B cell", 3, "T cell", "B cell"]), 4)
+    Traceback (most recent call last):
+    ...
+    paucity._errors.InputError: y mixes labels of different types: text (e.g. 'B cell') and numbers (e.g. 3); give labels of one type, e.g. all text with y.astype(str), or fix the entries of the wrong type.
+    """
+    values = series.cat.categories if isinstance(series.dtype, pd.CategoricalDtype) else series[series.notna()]
+    if values.dtype != object or len(values) == 0:
+        return
+    kinds: dict[str, object] = {}
+    for value in values:
+        kinds.setdefault(_label_kind(value), value)
+        if len(kinds) > 1:
+            (first, a), (second, b) = kinds.items()
+            raise InputError(
+                f"{name} mixes labels of different types: {first} (e.g. {a!r}) and {second} (e.g. {b!r}); give "
+                f"labels of one type, e.g. all text with {name}.astype(str), or fix the entries of the wrong type."
+            )
 
 
 def check_positive_int(value, name: str, *, minimum: int = 1, maximum: int | None = None, maximum_name: str = ""):
@@ -338,6 +380,93 @@ class Interval:
         if self.right is not None:
             return f"{noun} {'<=' if self.closed in ('both', 'right') else '<'} {self.right}"
         return f"{'a finite number' if noun == 'a number' else noun}"
+
+
+#: The most iterations (sweeps, draws, rounds) a count may ask for: 10^8 of even the cheapest step (a Gibbs sweep
+#: over a few labels, some microseconds) already take hours, and a larger count is a typo more often than a plan.
+MAX_ITERATIONS = 100_000_000
+
+
+class Iterations(Interval):
+    """A count of iterations that must each run (no early stop): an integer from ``left`` to
+    :data:`MAX_ITERATIONS`, since more could not finish.
+
+    Examples
+    --------
+    >>> check_parameter(10**9, "n_burnin", [Iterations(0)], owner="BBMC")
+    Traceback (most recent call last):
+    ...
+    paucity._errors.ParameterError: BBMC: n_burnin must be an integer in [0, 100000000] (more iterations could not finish in hours), got 1000000000.
+    """
+
+    def __init__(self, left: int = 1):
+        super().__init__(numbers.Integral, left, MAX_ITERATIONS)
+
+    def describe(self) -> str:
+        return f"{super().describe()} (more iterations could not finish in hours)"
+
+
+def machine_memory() -> int | None:
+    """This machine's physical memory in bytes, or None where the system does not say."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # Windows has no sysconf
+        return None
+
+
+def _bytes(n: float) -> str:
+    """``969 GiB``, ``12.5 MiB``: a byte count for a message."""
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.3g} {unit}" if unit != "bytes" else f"{int(n)} bytes"
+        n /= 1024
+    return f"{n:.3g} PiB"
+
+
+def check_memory(shape, *, cause: str, owner: str | None = None, what: str = "an array", itemsize: int = 8,
+                 hint: str | None = None, memory: int | None = None) -> None:
+    """Refuse, before it is allocated, an array larger than this machine's memory.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        The shape of the largest array the call would allocate (Python integers: no overflow).
+    cause : str
+        The parameter that makes it so large, as the user gave it (``"n_factors=100000"``).
+    owner : str, optional
+        The estimator or function, named in the message.
+    what : str
+        What the array holds, for the message.
+    itemsize : int
+        Bytes per entry (8 for float64).
+    hint : str, optional
+        How to fix it; default ``"lower <parameter>"``.
+    memory : int, optional
+        The memory to compare with (default: :func:`machine_memory`; no check where it is unknown).
+
+    Examples
+    --------
+    >>> check_memory((13, 100000, 100000), cause="n_factors=100000", owner="BBMC", what="the factor pairs",
+    ...              memory=16 * 2**30)
+    Traceback (most recent call last):
+    ...
+    paucity._errors.ParameterError: BBMC: n_factors=100000 needs the factor pairs of shape 13 x 100000 x 100000 (969 GiB), more than this machine's 16 GiB of memory; lower n_factors.
+    """
+    limit = machine_memory() if memory is None else memory
+    if limit is None:
+        return
+    n_bytes = itemsize
+    for size in shape:
+        n_bytes *= int(size)
+    if n_bytes <= limit:
+        return
+    prefix = f"{owner}: " if owner else ""
+    fix = hint or f"lower {cause.split('=')[0]}"
+    dims = " x ".join(str(int(size)) for size in shape)
+    raise ParameterError(
+        f"{prefix}{cause} needs {what} of shape {dims} ({_bytes(n_bytes)}), more than this machine's "
+        f"{_bytes(limit)} of memory; {fix}."
+    )
 
 
 class Options:

@@ -113,6 +113,12 @@ def _bad_inputs(paths, tmp_path):
         (base + ["--researcher", "R", "--suggest", "2", "--ask", "everyone"], ["ask"]),
         (base + ["--researcher", "R", "--positive", "perhaps"], ["perhaps"]),
         (base + ["--researcher", "R", "--thin", "500", "--n-samples", "100"], ["thin"]),
+        (base + ["--researcher", "R", "--ask", "crowd"], ["--ask", "--suggest"]),
+        (base + ["--researcher", "R", "--suggest", "100000"], ["n_suggest = 100000", "only 64", "at most 64"]),
+        (base + ["--researcher", "R", "--suggest", "100000", "--ask", "crowd"], ["only ", "at most"]),
+        (base + ["--researcher", "R", "--n-factors", "100000"], ["n_factors=100000", "GiB", "memory"]),
+        (base + ["--researcher", "R", "--n-burnin", "100000000000000000000000"], ["n_burnin", "could not finish"]),
+        (base + ["--researcher", "R", "--n-samples", "99999999999999999999999"], ["n_samples", "could not finish"]),
     ]
 
 

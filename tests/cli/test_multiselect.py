@@ -130,13 +130,13 @@ def test_costs_change_the_plan(crowd, tmp_path):
     judgments, labels_path, _, _ = crowd
     plain, costly = tmp_path / "plain.json", tmp_path / "costly.json"
     assert _run(judgments, "--labels", labels_path, "--budget", 5, "--out", plain).exit_code == 0
-    (tmp_path / "costs.tsv").write_text("attribute\tcost\nsignal\t2\nnoise1\t0.5\nunjudged\t3\n")
+    (tmp_path / "costs.tsv").write_text("attribute\tcost\nsignal\t2\nnoise1\t0.5\n")
     result = _run(judgments, "--labels", labels_path, "--budget", 5, "--costs", tmp_path / "costs.tsv", "--out", costly)
     assert result.exit_code == 0, result.output
     before, after = read_json(plain), read_json(costly)
     assert after["settings"]["costs"] == {"noise1": 0.5, "noise2": 1.0, "noise3": 1.0, "signal": 2.0}
     assert after["settings"]["costs_unlisted"] == ["noise2", "noise3"] and after["inputs"]["costs"] == "costs.tsv"
-    assert after["settings"]["costs_unknown"] == ["unjudged"]
+    assert after["settings"]["costs_unknown"] == []
     assert after["repeats_all"] != before["repeats_all"]
     assert after["repeats_all"]["signal"] <= 2 < before["repeats_all"]["signal"]
     _within_budget(after)
@@ -389,3 +389,12 @@ def test_quiet_prints_no_summary(crowd, tmp_path):
                                  "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == "" and read_json(out)["repeats"]
+
+
+def test_costs_naming_an_attribute_never_judged_is_refused(crowd, tmp_path):
+    judgments, labels_path, _, _ = crowd
+    (tmp_path / "costs.tsv").write_text("attribute\tcost\nsignal\t2\nsignall\t3\n")
+    out = tmp_path / "plan.json"
+    result = _run(judgments, "--labels", labels_path, "--budget", 5, "--costs", tmp_path / "costs.tsv", "--out", out)
+    fails_in_one_line(result, "signall", "do not have")
+    assert not out.exists()

@@ -334,3 +334,56 @@ def test_rank_evaluate_and_suggest_refuse_draws(tmp_path):
     result = runner.invoke(app, ["rank-suggest", str(path), *columns, "--out", str(out)])
     fails_in_one_line(result, "cannot use draws")
     assert not out.exists()
+
+
+# -- refused, not silently ignored or misreported ---------------------------------------------------
+GAMES = "home,away,winner\na,b,a\nb,c,b\nc,a,c\na,c,a\nb,a,a\nc,b,b\n"
+
+
+def _suggest(tmp_path, *extra):
+    path = tmp_path / "games.csv"
+    path.write_text(GAMES)
+    out = tmp_path / "next.csv"
+    result = runner.invoke(app, ["rank-suggest", str(path), "--i-column", "home", "--j-column", "away",
+                                 "--winner-column", "winner", "--out", str(out), *map(str, extra)])
+    return result, out
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (["--random-state", "3"], ["uses no randomness", "random_state"]),
+        (["--alpha", "1e308"], ["alpha=1e+308", "mean nothing"]),
+        (["--n", "4"], ["only 3 candidate pairs"]),
+    ],
+)
+def test_rank_suggest_refuses_what_it_would_ignore_or_make_meaningless(tmp_path, extra, words):
+    result, out = _suggest(tmp_path, *extra)
+    fails_in_one_line(result, *words)
+    assert not out.exists()
+
+
+def test_rank_suggest_takes_random_state_with_the_random_strategy(tmp_path):
+    result, out = _suggest(tmp_path, "--strategy", "random", "--random-state", "3", "--n", "2")
+    assert result.exit_code == 0, result.output
+    assert len(pd.read_csv(out)) == 2
+
+
+def test_rank_suggest_counts_a_pair_given_in_both_orders_once(tmp_path):
+    (tmp_path / "candidates.csv").write_text("i,j\na,b\nb,a\nb,c\n")
+    result, out = _suggest(tmp_path, "--candidates", tmp_path / "candidates.csv", "--n", "2")
+    assert result.exit_code == 0, result.output
+    pairs = {frozenset(pair) for pair in pd.read_csv(out)[["i", "j"]].itertuples(index=False)}
+    assert pairs == {frozenset("ab"), frozenset("bc")}
+    fails_in_one_line(_suggest(tmp_path, "--candidates", tmp_path / "candidates.csv", "--n", "3")[0], "only 2")
+
+
+def test_a_bad_draw_flag_is_named_with_its_data_row_and_value(tmp_path):
+    path = tmp_path / "draws.csv"
+    path.write_text("home,away,winner,draw\na,b,a,0\nb,c,b,0\nc,a,c,1\na,c,a,maybe\nb,a,a,0\n")
+    out = tmp_path / "scores.csv"
+    result = runner.invoke(app, ["rank", str(path), "--i-column", "home", "--j-column", "away", "--winner-column",
+                                 "winner", "--tie-column", "draw", "--method", "btl", "--ties", "davidson",
+                                 "--out", str(out)])
+    fails_in_one_line(result, "data row 4 has 'maybe'")
+    assert not out.exists()

@@ -5,8 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest  # noqa: F401
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from paucity._errors import InputError, ParameterError, ReaderError, ShapeMismatchError
+from paucity._errors import (
+    InputError,
+    ParameterError,
+    PaucityError,
+    ReaderError,
+    ShapeMismatchError,
+)
 from paucity.clustering import read_answers, read_items, read_pairs, read_similarities
 
 
@@ -47,13 +55,12 @@ def test_a_long_table_in_either_order_makes_the_same_matrix(tmp_path):
     names = NAMES[:6]
     rows = [(names[i], names[j], W[i, j]) if (i + j) % 2 else (names[j], names[i], W[i, j])
             for i in range(6) for j in range(i + 1, 6)]
-    rows.append((names[2], names[2], 0.5))  # the diagonal is not used
     pd.DataFrame(rows, columns=["left", "right", "sim"]).to_csv(tmp_path / "pairs.csv", index=False)
     read = read_similarities(tmp_path / "pairs.csv", i_column="left", j_column="right", value_column="sim")
     order = [names.index(name) for name in read.index]
     np.testing.assert_allclose(read.to_numpy()[np.ix_(range(6), range(6))][~np.eye(6, dtype=bool)],
                                W[np.ix_(order, order)][~np.eye(6, dtype=bool)])
-    both = pd.DataFrame(rows[:-1] + [(b, a, v) for a, b, v in rows[:-1]], columns=["i", "j", "value"])
+    both = pd.DataFrame(rows + [(b, a, v) for a, b, v in rows], columns=["i", "j", "value"])
     both.to_csv(tmp_path / "both.csv", index=False)  # both orders, agreeing: accepted, default columns
     pd.testing.assert_frame_equal(read_similarities(tmp_path / "both.csv").loc[read.index, read.index], read,
                                   check_names=False)
@@ -71,6 +78,8 @@ def test_a_long_table_in_either_order_makes_the_same_matrix(tmp_path):
         ("i,j,value\na,b,0.5\na,b,0.5\nb,c,0.1\n", InputError, ["twice", "rows 1 and 2"]),
         ("i,j,value\na,b,yes\n", InputError, ["'yes'", "column 'value', data row 1"]),
         ("i,j,value\na,,0.5\n", InputError, ["no item name in column 'j'"]),
+        ("i,j,value\na,b,0.5\nb,b,1.0\nb,c,0.1\n", InputError, ["pairs 'b' with itself in data row 2"]),
+        ("i,j,sim\na,b,0.5\nb,c,0.1\n", InputError, ["no column 'value'", "--value-column", "'sim'"]),
     ],
 )
 def test_malformed_tables_are_refused(tmp_path, text, error, words):
@@ -135,3 +144,24 @@ def test_an_answer_is_a_number_or_empty_and_nan_text_is_refused(tmp_path):
         with pytest.raises(InputError) as caught:
             read_answers(tmp_path / "bad.csv")
         assert f"has {text!r} in column 'value', data row 2; a similarity is a number" in str(caught.value)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.tuples(st.sampled_from(["a", "b", "c", "00", "NA", ""]), st.sampled_from(["a", "b", "c", "00", ""]),
+                               st.sampled_from(["0.5", "1", "", "x", "0.25"])), min_size=1, max_size=8),
+       value=st.sampled_from(["value", "sim"]))
+def test_fuzzed_long_tables_read_or_raise_a_paucity_error(tmp_path, rows, value):
+    """Any small long table: a square matrix with no self-pair behind it, or a paucity error naming what is wrong."""
+    path = tmp_path / "pairs.csv"
+    path.write_text(f"i,j,{value}\n" + "".join(f"{i},{j},{v}\n" for i, j, v in rows))
+    try:
+        matrix = read_similarities(path)
+    except PaucityError as error:
+        if value != "value":
+            assert "--value-column" in str(error)
+        elif any(i == j and i != "" for i, j, _ in rows) and all(i and j for i, j, _ in rows):
+            assert "with itself" in str(error) or "'x'" in str(error) or "twice" in str(error) \
+                or "not symmetric" in str(error)
+        return
+    assert value == "value" and all(i != j for i, j, _ in rows)
+    assert list(matrix.index) == list(matrix.columns) and (np.diag(matrix.to_numpy()) == 1).all()

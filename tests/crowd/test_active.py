@@ -62,7 +62,7 @@ def test_sherman_morrison_score_equals_the_direct_inverse(fitted):
     np.testing.assert_allclose(fast.shift, slow[2], rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(fast.positive, slow[1], rtol=1e-10)
     np.testing.assert_allclose(fast.utility, slow[0], rtol=1e-10)
-    suggested = model.suggest(100, labelers=["me", "w0", "w3"], tasks=["t1", "t5", "t31", "t40"])
+    suggested = model.suggest(len(pairs), labelers=["me", "w0", "w3"], tasks=["t1", "t5", "t31", "t40"])
     by_pair = dict(zip(zip(pairs["task"], pairs["labeler"]), fast.utility))
     for _, row in suggested.iterrows():
         assert row["utility"] == pytest.approx(by_pair[(row["task"], row["labeler"])], rel=1e-12)
@@ -205,10 +205,13 @@ def test_suggest_candidates(fitted):
     assert list(best.columns) == ["task", "labeler", "utility"] and len(best) == 5
     assert set(best["labeler"]) == {"me"}
     labelled = set(labels.column("me").index)
-    assert not labelled & set(model.suggest(100)["task"])
-    assert len(model.suggest(1000)) == 50 - len(labelled)  # every known task (labelled or not) she has not labelled
-    crowd = model.suggest(1000, labelers="crowd")
-    assert "me" not in set(crowd["labeler"]) and len(crowd) == 50 * 5 - labels.n_labels + len(labelled)
+    every = 50 - len(labelled)  # every known task (labelled or not) she has not labelled
+    assert not labelled & set(model.suggest(every)["task"])
+    with pytest.raises(ParameterError, match=f"n = {every + 1} but there are only {every} "):
+        model.suggest(every + 1)  # refused, as suggest_pairs refuses, not cut short
+    n_crowd = 50 * 5 - labels.n_labels + len(labelled)
+    crowd = model.suggest(n_crowd, labelers="crowd")
+    assert "me" not in set(crowd["labeler"]) and len(crowd) == n_crowd
     new = pd.DataFrame([[3.0, -2.0], [0.01, 0.0]], index=["far", "near"], columns=["a", "b"])
     ranked = model.suggest(2, tasks=["far", "near"], X=new)
     assert list(ranked["task"]) == ["far", "near"]  # a label on a far-out task moves beta_r more
@@ -239,7 +242,7 @@ def test_bad_input_is_a_one_line_error_and_changes_nothing(fitted):
          InputError, "labelled already with the other label"),
         (lambda: model.update(pd.DataFrame({"task": ["t40", "t40"], "labeler": ["me", "me"], "label": ["yes", "no"]})),
          InputError, "both labels"),
-        (lambda: model.update(pd.DataFrame({"task": ["t40"]})), InputError, "lacks the column"),
+        (lambda: model.update(pd.DataFrame({"task": ["t40"]})), InputError, "lacks the labeler column"),
         (lambda: model.update([("t40", "me", "yes")]), InputTypeError, "LabelMatrix or a DataFrame"),
         (lambda: model.update(pd.DataFrame({"task": ["t40"], "labeler": ["me"], "label": ["yes"]}), n_sweeps=-1),
          ParameterError, "n_sweeps"),

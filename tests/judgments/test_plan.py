@@ -57,11 +57,11 @@ def test_scoring_projects_fulls_loss_and_names_its_own_objective():
 
 def test_to_dict_is_json_and_to_frame_has_a_row_per_attribute():
     judgments, labels = crowd(n_objects=80)
-    result = plan(judgments, labels, 7, costs={"a": 2.0, "zz": 1.0}, drop_incomplete=True)
+    result = plan(judgments, labels, 7, costs={"a": 2.0}, drop_incomplete=True)
     report = json.loads(json.dumps(result.to_dict(), allow_nan=False))
     assert report["settings"] == {
         "algorithm": "full", "budget": 7.0, "ridge": None, "min_judgments": 2, "drop_incomplete": True,
-        "costs": {"a": 2.0, "b": 1.0, "c": 1.0, "d": 1.0}, "costs_unlisted": ["b", "c", "d"], "costs_unknown": ["zz"],
+        "costs": {"a": 2.0, "b": 1.0, "c": 1.0, "d": 1.0}, "costs_unlisted": ["b", "c", "d"], "costs_unknown": [],
     }
     assert report["projected_loss"] == result.projected_loss and report["projected_loss_estimate"] == "full"
     assert report["objective_name"] == "full objective"

@@ -181,6 +181,7 @@ def test_single_judgments_are_refused_for_training():
         ({"budget": 3, "costs": pd.Series({"a": 4.0, "b": 5.0, "c": 4.0, "d": 9.0})}, "smaller than the cheapest"),
         ({"budget": 3, "costs": pd.Series({"a": 0.0})}, "costs must be positive numbers; attribute 'a'"),
         ({"budget": 3, "costs": {"b": -1}}, "attribute 'b' costs -1"),
+        ({"budget": 3, "costs": {"a": 2.0, "zz": 1.0}}, "costs names 1 attribute\\(s\\) the judgments do not have: zz"),
         ({"budget": 3, "algorithm": "lasso"}, "algorithm"),
         ({"budget": 3, "ridge": -1.0}, "ridge must be a number >= 0 or None"),
         ({"budget": 3, "algorithm": "scoring", "ridge": 1.0}, "ridge applies to algorithm='full' only"),

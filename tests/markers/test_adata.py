@@ -145,3 +145,12 @@ def test_constant_genes_are_named_in_the_warning():
     with pytest.warns(PaucityWarning, match=r"1 of 12 features are constant after binning \(gene5\)"):
         select(adata, "cell_type", n_features=2)
     assert adata.var.loc["gene5", "paucity_markers_score"] == 0.0
+
+
+def test_a_groupby_column_of_mixed_types_names_the_column_and_the_fix():
+    adata = make_adata()
+    labels = adata.obs["cell_type"].astype(str).to_numpy().astype(object)
+    labels[:10] = 7
+    adata.obs["mixed"] = labels
+    with pytest.raises(InputError, match=r"adata.obs\['mixed'\] mixes labels of different types.*astype\(str\)"):
+        select(adata, groupby="mixed", n_features=2)

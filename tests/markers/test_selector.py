@@ -360,3 +360,27 @@ def test_every_feature_constant_is_an_error():
         InfoSelector(n_features=1).fit(np.ones((40, 4)), y)
     with pytest.raises(InputError, match="every feature of X is constant"):
         InfoSelector(method="entropy", n_features=1).fit(sp.csr_matrix((40, 4)))
+
+
+def test_transform_with_the_wrong_width_is_a_paucity_error():
+    rng = np.random.default_rng(0)
+    X, y = rng.integers(0, 3, (60, 8)), rng.integers(0, 2, 60)
+    selector = InfoSelector(n_features=2).fit(X, y)
+    with pytest.raises(ShapeMismatchError, match="X has 5 features, but InfoSelector is expecting 8 features as input"):
+        selector.transform(X[:, :5])
+    frame = pd.DataFrame(X, columns=list("abcdefgh"))
+    selector.fit(frame, y)
+    with pytest.raises(InputError, match="InfoSelector.transform: The feature names should match"):
+        selector.transform(frame.rename(columns={"a": "z"}))
+    assert selector.transform(frame).shape == (60, 2)
+
+
+def test_labels_of_mixed_types_say_so():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, (60, 8))
+    y = np.array(["a", "b"] * 30, dtype=object)
+    y[:5] = 3
+    with pytest.raises(InputError, match=r"y mixes labels of different types: numbers \(e.g. 3\) and text \(e.g. 'b'\)"):
+        InfoSelector(n_features=2).fit(X, y)
+    with pytest.raises(InputError, match="mixes labels"):
+        InfoSelector(n_features=2).fit(X, ["a", "b"] * 29 + [1, 1])  # a list too, before numpy makes it text

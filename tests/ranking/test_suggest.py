@@ -146,3 +146,30 @@ def test_rank_suggest_writes_what_suggest_pairs_picks(tmp_path):
                                       str(tmp_path / "allowed.csv"), "--out", str(tmp_path / "x.csv")])
     assert result.exit_code != 0 and "only 2 candidate pairs" in result.output
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_random_state_is_refused_where_the_strategy_uses_no_randomness():
+    model = BTL(alpha=1.0).fit(Comparisons.from_winners(["a", "a", "b", "c", "c", "d"], ["b", "c", "c", "d", "a", "b"]))
+    for strategy in ("information", "uncertainty"):
+        with pytest.raises(ParameterError, match=f"strategy '{strategy}' uses no randomness"):
+            suggest_pairs(model, 1, strategy=strategy, random_state=3)
+    assert len(suggest_pairs(model, 2, strategy="random", random_state=3)) == 2
+
+
+def test_a_candidate_pair_in_both_orders_is_one_candidate():
+    model = BTL(alpha=1.0).fit(Comparisons.from_winners(["a", "a", "b", "c", "c", "d"], ["b", "c", "c", "d", "a", "b"]))
+    candidates = [["a", "d"], ["d", "a"], ["b", "c"]]
+    table = suggest_pairs(model, 2, candidates=candidates)
+    assert sorted(map(frozenset, table[["i", "j"]].values.tolist())) == sorted([frozenset("ad"), frozenset("bc")])
+    with pytest.raises(InputError, match="only 2 candidate pairs"):
+        suggest_pairs(model, 3, candidates=candidates)
+
+
+@pytest.mark.parametrize("alpha", [1e308, 1e20])
+def test_an_alpha_that_would_shrink_every_score_to_nothing_is_refused(alpha):
+    data = Comparisons.from_winners(["a", "a", "b", "c", "c", "d"], ["b", "c", "c", "d", "a", "b"])
+    with pytest.raises(ParameterError, match=r"BTL: alpha=.* outweighs the data \(total weight 6\)"):
+        BTL(alpha=alpha).fit(data)
+    with pytest.raises(ParameterError, match="PlackettLuce: alpha=.* outweighs the data"):
+        PlackettLuce(alpha=alpha).fit([["a", "b", "c"], ["c", "a", "b"]])
+    assert BTL(alpha=1e8).fit(data).scores_.notna().all()  # large, yet within the bound

@@ -60,7 +60,9 @@ def crowd(
     n_chains: int = typer.Option(1, "--n-chains", help="Independent chains (R-hat needs more than one to mean much)."),
     random_state: Optional[int] = typer.Option(None, "--random-state", help="Seed of the chains."),
     suggest: int = typer.Option(0, "--suggest", help="Also write the N (task, labeler) pairs to ask next (§3.5)."),
-    ask: str = typer.Option("researcher", "--ask", help="Whom --suggest may ask: researcher or crowd."),
+    ask: Optional[str] = typer.Option(
+        None, "--ask", help="Whom --suggest may ask: researcher or crowd (default: researcher).", show_default=False,
+    ),
     suggest_out: Optional[Path] = typer.Option(
         None, "--suggest-out", help="Where --suggest writes task, labeler, utility (CSV). Default: beside --out, "
         "predictions.suggest.csv for predictions.csv.", show_default=False,
@@ -90,6 +92,8 @@ def crowd(
         out = io.check_output_path(out, option="--out")
         if suggest_out is not None and not suggest:
             raise ParameterError("--suggest-out names where --suggest writes; give --suggest N too, or leave it out.")
+        if ask is not None and not suggest:
+            raise ParameterError("--ask says whom --suggest may ask; give --suggest N too, or leave it out.")
         if suggest:
             suggest_out = io.check_output_path(suggest_out if suggest_out is not None else _beside(out),
                                                option="--suggest-out")
@@ -123,8 +127,8 @@ def crowd(
             raise InputError(f"{len(absent)} labelled task(s) are missing from the features in {features} ({shown}); "
                              "add their rows or drop their labels.")
         result = pool(
-            matrix, X, researcher=researcher, n_suggest=suggest, ask=ask, n_factors=n_factors, alpha=alpha,
-            sigma=sigma, n_burnin=n_burnin, n_samples=n_samples, thin=thin, n_chains=n_chains,
+            matrix, X, researcher=researcher, n_suggest=suggest, ask=ask or "researcher", n_factors=n_factors,
+            alpha=alpha, sigma=sigma, n_burnin=n_burnin, n_samples=n_samples, thin=thin, n_chains=n_chains,
             random_state=random_state, progress=not quiet(),
         )
         io.write_csv(result.to_frame(), out, index=False)

@@ -44,7 +44,7 @@ def multiselect(
         "--costs",
         help="A table of two columns, attribute and cost (header row; the attribute column is the one named like "
         "--attribute-column, else the first): the positive cost of one judgment of each attribute. Attributes "
-        "not listed cost 1. Default: every judgment costs 1.",
+        "not listed cost 1; naming one that JUDGMENTS does not have is an error. Default: every judgment costs 1.",
     ),
     algorithm: str = typer.Option(
         "full",

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from ._command import PaucityCommand, one_line_errors
+from ._command import PaucityCommand, PaucityGroup, one_line_errors
 from ._options import quiet
 from ._session_options import (
     BATCH_SIZE,
@@ -27,6 +27,7 @@ from ._session_options import (
 __all__ = ["serve"]
 
 serve = typer.Typer(
+    cls=PaucityGroup,
     help="Serve a page in the browser: the marker explorer (paucity serve markers) or the annotation page of a "
     "clustering session (paucity serve annotate).",
     no_args_is_help=True,
@@ -38,6 +39,14 @@ _HOST_HELP = (
     "Address to listen on. The default, 127.0.0.1, is this machine only; any other (e.g. 0.0.0.0 for a lab "
     "network) needs the random access token printed with the URL on every request."
 )
+
+
+def _require_web() -> None:
+    """Refuse at once, before reading any data, when the web extra is not installed."""
+    from .._extras import require
+
+    require("starlette", "paucity serve")
+    require("uvicorn", "paucity serve")
 
 
 def serve_markers(
@@ -72,6 +81,7 @@ def serve_markers(
       paucity serve markers pbmc.h5ad --groupby cell_type --host 0.0.0.0 --port 8050
     """
     with one_line_errors():
+        _require_web()
         from .. import io
         from .._errors import ParameterError
         from ..markers.explorer import MarkerExplorer
@@ -174,6 +184,7 @@ def serve_annotate(
       paucity serve annotate photos.db --host 0.0.0.0 --port 8051 --invite alice bob --gold gold.csv
     """
     with one_line_errors():
+        _require_web()
         from .. import io
         from ..serve import AnnotationSession
         from ..serve.access import is_loopback, new_token

@@ -48,8 +48,8 @@ def read_similarities(path, *, i_column: str | None = None, j_column: str | None
     - a **long** table with one row per pair: columns ``i``, ``j`` (item
       names) and ``value`` (the similarity), or the columns named by
       ``i_column``, ``j_column``, ``value_column``. Each pair once, in either
-      order (both orders are accepted when they agree); rows pairing an item
-      with itself are not used.
+      order (both orders are accepted when they agree); a row pairing an item
+      with itself is refused, naming the row (the diagonal is 1 by definition).
 
     A table with columns ``i``, ``j`` and ``value`` (or with any of the three
     column names given) is read as long, any other as square. Names are read
@@ -97,6 +97,14 @@ def read_similarities(path, *, i_column: str | None = None, j_column: str | None
     ending = file_ending(path, table_endings() + (".parquet",))
     header = _header(path, ending)
     long = any(value is not None for value in named.values()) or set(columns.values()) <= set(header)
+    if not long and header and header[0] in (columns["i"], columns["j"]) and \
+            {columns["i"], columns["j"]} <= set(header):
+        others = ", ".join(repr(name) for name in header if name not in (columns["i"], columns["j"]))
+        raise InputError(
+            f"{path} looks like a long table (columns {columns['i']!r} and {columns['j']!r}) but has no column "
+            f"{columns['value']!r}; name its similarity column with --value-column (value_column=)"
+            + (f", one of {others}." if others else ".")
+        )
     if long:
         return _square_from_long(path, columns)
     return _read_square(path, ending, header)
@@ -212,6 +220,12 @@ def _square_from_long(path: Path, columns: dict) -> pd.DataFrame:
     a = np.array([position[name] for name in first], dtype=np.int64)
     b = np.array([position[name] for name in second], dtype=np.int64)
     off = a != b
+    if not off.all():
+        row = int(np.flatnonzero(~off)[0])
+        raise InputError(
+            f"{path} pairs {items[a[row]]!r} with itself in data row {row + 1}; a similarity table pairs two "
+            "different items (an item's similarity to itself is 1): drop that row."
+        )
     rows = np.flatnonzero(off)
     a, b, values = a[off], b[off], values[off]
     n = len(items)

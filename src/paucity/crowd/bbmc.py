@@ -13,18 +13,31 @@ from sklearn.base import BaseEstimator
 
 from .._errors import InputError, InputTypeError, ParameterError
 from .._progress import progress_bar
-from .._validation import (BOOLEAN, RANDOM_STATE, Interval, check_is_fitted, check_parameter, check_random_state,
-                           validate_params)
+from .._validation import (BOOLEAN, RANDOM_STATE, Interval, Iterations, check_is_fitted, check_memory,
+                           check_parameter, check_random_state, validate_params)
 from ._predictor import LabelPredictor
 from .active import expected_utility, subchain_utility
 from .convergence import split_rhat
 from .gibbs import prepare, run_chain
-from .labels import LabelMatrix, align_features
+from .labels import LabelMatrix, align_features, long_columns
 
 __all__ = ["BBMC"]
 
 _CHUNK = 2_000_000  # entries of a (tasks x draws) block held at once when averaging over draws
 _TRACE = 1000  # consecutive states of each chain kept for active learning (the last sweeps run)
+
+
+def _check_sizes(params: dict, *, n_labelers: int, n_columns: int) -> None:
+    """Refuse, before the first sweep, the parameters whose arrays would not fit in memory (the largest of each)."""
+    K, d = int(params["n_factors"]), n_columns
+    factors = f"n_factors={K}"
+    check_memory((n_labelers, K, K), cause=factors, owner="BBMC", what="the labelers' factor pairs")
+    check_memory((K * d, K * d), cause=factors, owner="BBMC", what="the factors' precision matrix")
+    check_memory((min(_TRACE, int(params["n_samples"])) + 1, n_labelers, K), cause=factors, owner="BBMC",
+                 what="the traced factor assignments")
+    kept = int(params["n_chains"]) * (int(params["n_samples"]) // int(params["thin"]))
+    check_memory((kept, d), cause=f"n_samples={params['n_samples']} with n_chains={params['n_chains']}", owner="BBMC",
+                 what="the kept draws", hint="lower n_samples or n_chains, or raise thin")
 
 
 def _pool(labels, X, features):
@@ -195,8 +208,8 @@ class BBMC(LabelPredictor, BaseEstimator):
         "n_factors": [Interval(numbers.Integral, 1, None)],
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
         "sigma": [Interval(numbers.Real, 1e-100, 1e100)],
-        "n_burnin": [Interval(numbers.Integral, 0, None)],
-        "n_samples": [Interval(numbers.Integral, 1, None)],
+        "n_burnin": [Iterations(0)],
+        "n_samples": [Iterations(1)],
         "thin": [Interval(numbers.Integral, 1, None)],
         "n_chains": [Interval(numbers.Integral, 1, None)],
         "random_state": [RANDOM_STATE],
@@ -247,6 +260,7 @@ class BBMC(LabelPredictor, BaseEstimator):
         pool_ids, pool_features = _pool(labels, X, features)
         task, labeler, sign = labels.triples()
         data = prepare(pool_features, task, labeler, sign, labels.n_labelers)
+        _check_sizes(params, n_labelers=labels.n_labelers, n_columns=data.X.shape[1])
         rng = check_random_state(params["random_state"])
         self._chain_rngs = rng.spawn(params["n_chains"])
         self._record_fit(labels, names, features.shape[1], researcher)
@@ -454,8 +468,9 @@ class BBMC(LabelPredictor, BaseEstimator):
         Returns
         -------
         pandas.DataFrame
-            Columns task, labeler, utility; the best pair first, at most ``n`` rows. A pair already
-            labelled is never a candidate.
+            Columns task, labeler, utility; the best pair first, ``n`` rows. A pair already labelled is
+            never a candidate; asking for more pairs than there are candidates raises
+            ``ParameterError``.
 
         Notes
         -----
@@ -501,6 +516,11 @@ class BBMC(LabelPredictor, BaseEstimator):
         pairs = self._candidates(chosen, tasks, X)
         if pairs.empty:
             raise InputError("Every candidate (task, labeler) pair is labelled already; name other tasks or labelers.")
+        if n > len(pairs):
+            raise ParameterError(
+                f"BBMC.suggest: n = {n} but there are only {len(pairs)} (task, labeler) pairs not labelled yet; ask "
+                f"for at most {len(pairs)}."
+            )
         scores = self._utility(pairs)
         order = np.argsort(-scores.utility, kind="stable")[:n]
         return pd.DataFrame({"task": pairs["task"].to_numpy()[order], "labeler": pairs["labeler"].to_numpy()[order],
@@ -530,8 +550,8 @@ class BBMC(LabelPredictor, BaseEstimator):
         Parameters
         ----------
         new_labels : LabelMatrix or pandas.DataFrame
-            New labels: a label matrix, or a long table with columns task, labeler, label (label
-            values in the fitted label matrix's words). Labelers must be the fitted ones; tasks may be
+            New labels: a label matrix, or a long table with columns task, labeler, label (or
+            crowd-kit's task, worker, label; label values in the fitted label matrix's words). Labelers must be the fitted ones; tasks may be
             known or new (new ones need their features in X). A label equal to one already held is
             ignored; a different one is refused.
         X : pandas.DataFrame, optional
@@ -550,7 +570,7 @@ class BBMC(LabelPredictor, BaseEstimator):
         """
         self._check_active()
         n_sweeps = self.n_samples if n_sweeps is None else n_sweeps
-        n_sweeps = check_parameter(n_sweeps, "n_sweeps", [Interval(numbers.Integral, 0, None)], owner="BBMC.update")
+        n_sweeps = check_parameter(n_sweeps, "n_sweeps", [Iterations(0)], owner="BBMC.update")
         table = self._new_label_table(new_labels)
         new_ids, new_features = self._new_task_features(X, table["task"])
         pool_ids = self._pool_ids.append(new_ids) if len(new_ids) else self._pool_ids
@@ -590,14 +610,12 @@ class BBMC(LabelPredictor, BaseEstimator):
         if isinstance(new_labels, LabelMatrix):
             table = new_labels.to_long()
         elif isinstance(new_labels, pd.DataFrame):
-            missing = [c for c in ("task", "labeler", "label") if c not in new_labels.columns]
-            if missing:
-                raise InputError(f"new_labels lacks the column(s) {missing}; give it columns task, labeler, label.")
-            table = new_labels[["task", "labeler", "label"]].reset_index(drop=True)
+            columns = long_columns(new_labels, what="new_labels", error=InputError, named=False)
+            table = new_labels[list(columns)].set_axis(["task", "labeler", "label"], axis=1).reset_index(drop=True)
         else:
             raise InputTypeError(
-                f"new_labels must be a LabelMatrix or a DataFrame with columns task, labeler, label, got "
-                f"{type(new_labels).__name__}."
+                f"new_labels must be a LabelMatrix or a DataFrame with columns task, labeler (or worker), label, "
+                f"got {type(new_labels).__name__}."
             )
         if table.empty:
             raise InputError("new_labels holds no labels; give at least one.")

@@ -15,8 +15,8 @@ import pandas as pd
 
 from .._errors import InputError
 from .._progress import progress_bar
-from .._validation import BOOLEAN, CALLABLE, RANDOM_STATE, Instance, Interval, Options, check_parameter, \
-    check_random_state
+from .._validation import (BOOLEAN, CALLABLE, RANDOM_STATE, Instance, Interval, Iterations, Options, check_parameter,
+                           check_random_state)
 from .active import disagreement
 from .bbmc import BBMC
 from .labels import LabelMatrix
@@ -44,6 +44,7 @@ class ActiveResult:
     labels: LabelMatrix
 
     def to_frame(self) -> pd.DataFrame:
+        """The queries asked, one row each (a copy of ``queries``)."""
         return self.queries.copy()
 
 
@@ -126,10 +127,10 @@ def active_loop(model, oracle, n_queries=100, every=200, *, strategy="bbmc", lab
     owner = "active_loop"
     check_parameter(model, "model", [Instance(BBMC, description="a fitted BBMC")], owner=owner)
     model._check_active()
-    n_queries = check_parameter(n_queries, "n_queries", [Interval(numbers.Integral, 1, None)], owner=owner)
+    n_queries = check_parameter(n_queries, "n_queries", [Iterations(1)], owner=owner)
     every = check_parameter(every, "every", [Interval(numbers.Integral, 1, None)], owner=owner)
     strategy = check_parameter(strategy, "strategy", [Options(*STRATEGIES)], owner=owner)
-    n_subchain_sweeps = check_parameter(n_subchain_sweeps, "n_subchain_sweeps", [Interval(numbers.Integral, 1, None)],
+    n_subchain_sweeps = check_parameter(n_subchain_sweeps, "n_subchain_sweeps", [Iterations(1)],
                                         owner=owner)
     check_parameter(progress, "progress", [BOOLEAN], owner=owner)
     check_parameter(random_state, "random_state", [RANDOM_STATE], owner=owner)

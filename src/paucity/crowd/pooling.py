@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._errors import InputError, InputTypeError
+from .._errors import InputError, InputTypeError, ParameterError
 from .._validation import Interval, Options, check_parameter
 from .bbmc import BBMC
 from .labels import LabelMatrix, feature_values
@@ -145,6 +145,13 @@ def pool(labels, X, *, researcher, n_suggest=0, ask="researcher", n_factors=4, a
     ask = check_parameter(ask, "ask", [Options("researcher", "crowd")], owner="pool",
                           hint="ask says whom suggestions may ask: 'researcher' or 'crowd'.")
     _check_finite(X)
+    if n_suggest:  # before the chains run: the pairs there are do not depend on them
+        available = _n_candidates(labels, X, researcher, ask)
+        if n_suggest > available:
+            raise ParameterError(
+                f"pool: n_suggest = {n_suggest} but there are only {available} (task, labeler) pairs not labelled yet "
+                f"for ask={ask!r}; ask for at most {available}."
+            )
     model = BBMC(n_factors=n_factors, alpha=alpha, sigma=sigma, n_burnin=n_burnin, n_samples=n_samples, thin=thin,
                  n_chains=n_chains, random_state=random_state, progress=progress)
     model.fit(labels, X, researcher=researcher)
@@ -179,3 +186,16 @@ def _check_finite(X: pd.DataFrame) -> None:
         repeated = list(X.index[X.index.duplicated()].unique()[:3])
         raise InputError(f"X's index repeats task ids ({', '.join(map(repr, repeated))}); give each task one row.")
     feature_values(X, name="X", what="task(s)")
+
+
+def _n_candidates(labels: LabelMatrix, X: pd.DataFrame, researcher, ask: str) -> int:
+    """How many (task, labeler) pairs :meth:`BBMC.suggest` may choose from: every task known (labelled or a row of
+    X) with every labeler asked, less the pairs labelled already."""
+    n_tasks = labels.n_tasks + int((~X.index.isin(labels.task_ids)).sum())
+    per_labeler = np.diff(labels.values.tocsc().indptr)
+    ids = list(labels.labeler_ids)
+    if ask == "researcher":
+        asked = [ids.index(researcher)] if researcher in ids else []
+        return n_tasks - int(per_labeler[asked].sum())
+    asked = [k for k, labeler in enumerate(ids) if labeler != researcher]
+    return n_tasks * len(asked) - int(per_labeler[asked].sum())

@@ -39,7 +39,8 @@ class MultiSelectPlan:
     costs_unlisted : tuple of str
         Attributes that ``costs`` did not list, so cost 1 (empty without ``costs``).
     costs_unknown : tuple of str
-        Names that ``costs`` lists but were never judged (ignored).
+        Always empty, kept so that saved plans keep their shape: a name that
+        ``costs`` lists but no judgment has is refused by the estimator.
     n_objects, n_attributes, n_judgments : int
         The training set, after anything dropped.
     repeats : pandas.Series of int

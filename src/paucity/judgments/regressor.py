@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin
 from threadpoolctl import threadpool_limits
 
-from .._errors import InputError, InputTypeError, ParameterError, PaucityWarning
+from .._errors import InputError, InputTypeError, ParameterError, PaucityWarning, warn
 from .._progress import progress_bar
 from .._validation import BOOLEAN, Instance, Interval, Options, check_is_fitted, validate_params
 from ._text import listing
@@ -59,8 +58,11 @@ def check_labels(y, objects: pd.Index) -> pd.Series:
     return values.reindex(objects).astype(np.float64)
 
 
-def _check_costs(costs, attributes: pd.Index) -> pd.Series:
-    """Cost of one judgment of each of ``attributes``: positive numbers, 1 where ``costs`` does not list one."""
+def _check_costs(costs, attributes: pd.Index, judged: pd.Index | None = None) -> pd.Series:
+    """Cost of one judgment of each of ``attributes``: positive numbers, 1 where ``costs`` does not list one.
+
+    A name that ``costs`` lists but no judgment has (``judged``: every attribute judged, before any is dropped)
+    is refused: it is a misspelling more often than not, and its cost would be silently ignored."""
     if costs is None:
         return pd.Series(1.0, index=attributes, name="cost")
     if isinstance(costs, dict):
@@ -78,6 +80,13 @@ def _check_costs(costs, attributes: pd.Index) -> pd.Series:
         )
     if values.index.has_duplicates:
         raise ParameterError(f"costs lists attribute(s) {listing(values.index[values.index.duplicated()])} twice.")
+    judged = attributes if judged is None else judged
+    unknown = values.index[~values.index.isin(judged)]
+    if len(unknown):
+        raise ParameterError(
+            f"costs names {len(unknown)} attribute(s) the judgments do not have: {listing(unknown)}; the judged "
+            f"attributes are {listing(judged)}. Correct the name(s) or drop those rows."
+        )
     return values.reindex(attributes).fillna(1.0).astype(np.float64).rename("cost")
 
 
@@ -102,7 +111,8 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         or on the individual judgment copies (r[a] = copies chosen).
     costs : pandas.Series or dict, optional
         Cost of one judgment per attribute (default 1; attributes not listed
-        cost 1). The seed counts a numerical judgment as 4 binary ones.
+        cost 1; a name no judgment has is refused). The seed counts a numerical
+        judgment as 4 binary ones.
     ridge : float, optional
         For ``algorithm="full"`` only: ``ridge``·I is added to every M_r
         before it is inverted, so the Full objective becomes
@@ -231,10 +241,11 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         budget = float(self.budget)
         judgments = as_judgments(judgments)
         labels = check_labels(y, judgments.objects)  # every judged object needs a label, before anything is dropped
+        judged = judgments.attributes
         judgments, report = judgments.complete(self.min_judgments, drop_incomplete=self.drop_incomplete)
         labels = labels.reindex(judgments.objects)
         attributes = judgments.attributes
-        costs = _check_costs(self.costs, attributes)
+        costs = _check_costs(self.costs, attributes, judged)
         cheapest = float(costs.min())
         if budget < cheapest:
             raise ParameterError(
@@ -285,7 +296,7 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
                 f"budget would not change the plan; {self.unspent_:g} is left unspent."
             )
             self.repeats_.attrs["note"] = note
-            warnings.warn(note, PaucityWarning, stacklevel=3)
+            warn(note, PaucityWarning)
 
     def _choose(self, judgments, moments: Moments, means, labels, costs, budget: float, counts, bar):
         d = len(judgments.attributes)

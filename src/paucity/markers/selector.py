@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 
-from .._errors import InputError, ParameterError, PaucityWarning
+from .._errors import (
+    InputError,
+    ParameterError,
+    PaucityError,
+    PaucityWarning,
+    ShapeMismatchError,
+    warn,
+)
 from .._parallel import kernel_threads
 from .._validation import (
     BOOLEAN,
@@ -81,18 +87,18 @@ class InfoSelector(SelectorMixin, BaseEstimator):
         Their names: ``feature_names_in_[selected_]`` when X had string
         column names, else the ``feature_names`` given to ``fit``, otherwise
         ``"x0"``, ``"x1"``, ... as ``get_feature_names_out`` names them.
-    scores_ : numpy.ndarray of float64, shape (n_features_in_,)
+    scores_ : numpy.ndarray of float64, shape (n_features,)
         One score per input feature: its relevance I(x_j; y) in bits (the
         mutual information with the labels, over all classes, in both
         modes), or its entropy H(x_j) for the unsupervised methods. It is
         the MIM score that the prefilter ranks by, defined for every feature
         whether selected or not; ``np.argsort(-scores_)`` orders the features
         as ``method="mim"`` would.
-    selection_scores_ : numpy.ndarray of float64, shape (len(selected_),)
+    selection_scores_ : numpy.ndarray of float64, shape (n_selected,)
         The objective's value (bits) of each selected feature at the step it
         was chosen, in the order of ``selected_`` (binary mode: in the class
         list it was taken from). paucity 0.1.0 called these ``scores_``.
-    support_ : numpy.ndarray of bool, shape (n_features_in_,)
+    support_ : numpy.ndarray of bool, shape (n_features,)
         True for the selected features (``get_support()`` returns it).
     selected_per_class_ : dict
         Binary mode only: class label -> that class's own selection.
@@ -307,22 +313,20 @@ class InfoSelector(SelectorMixin, BaseEstimator):
             names = self._names()
             shown = ", ".join(map(str, np.asarray(names)[np.flatnonzero(constant)[:SHOWN_NAMES]]))
             more = ", ..." if count > SHOWN_NAMES else ""
-            warnings.warn(
+            warn(
                 f"{count} of {constant.shape[0]} features are constant {binning} ({shown}{more}): they carry no "
                 "information and score 0. Filter them out first (e.g. genes expressed in no cell).",
                 PaucityWarning,
-                stacklevel=3,
             )
 
     @staticmethod
     def _check_counts(n_features, n_columns, objective, mode, prefilter, n_classes) -> int:
         """The number of features to ask the search for, after the checks against X and the prefilter."""
         if n_features > n_columns:
-            warnings.warn(
+            warn(
                 f"n_features={n_features} is larger than the number of features in X ({n_columns}); "
                 f"all {n_columns} are selected.",
                 PaucityWarning,
-                stacklevel=3,
             )
             # binary mode: every class ranks every feature, so that the merge holds them all
             n_features = n_columns if mode == "multiclass" else n_columns * n_classes
@@ -333,6 +337,39 @@ class InfoSelector(SelectorMixin, BaseEstimator):
                 "the search may choose among; raise prefilter or ask for fewer features."
             )
         return n_features
+
+    def transform(self, X):
+        """X reduced to the selected features (scikit-learn's ``SelectorMixin.transform``), after checking that X
+        has the columns the selector was fitted on.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            The columns the selector was fitted on, in the same order.
+
+        Returns
+        -------
+        array-like or sparse matrix of shape (n_samples, n_selected)
+        """
+        check_is_fitted(self, "support_")
+        shape = getattr(X, "shape", None)
+        if shape is None and isinstance(X, (list, tuple)):
+            try:
+                shape = np.shape(X)
+            except ValueError:  # ragged rows: scikit-learn says what is wrong below
+                shape = None
+        if shape is not None and len(shape) == 2 and shape[1] != self.n_features_in_:
+            raise ShapeMismatchError(
+                f"X has {shape[1]} features, but InfoSelector is expecting {self.n_features_in_} features as input "
+                f"(those it was fitted on); transform an X with the same {self.n_features_in_} columns, in the same "
+                "order, as in fit."
+            )
+        try:
+            return super().transform(X)
+        except ValueError as error:
+            if isinstance(error, PaucityError):
+                raise
+            raise InputError(f"InfoSelector.transform: {error}") from None
 
     def _get_support_mask(self):
         check_is_fitted(self, "support_")

@@ -18,13 +18,12 @@ After ``fit`` it has
 from __future__ import annotations
 
 import sys
-import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from .._errors import InputError, InputTypeError, PaucityWarning
+from .._errors import InputError, InputTypeError, ParameterError, PaucityWarning, warn
 from .._validation import check_is_fitted
 from .comparisons import Comparisons, require_no_ties
 from .metrics import held_out_error, order_by_scores
@@ -85,6 +84,38 @@ def as_comparisons(X, y=None, sample_weight=None, *, model: str = "this estimato
     return comparisons
 
 
+#: The largest penalty weight alpha, as a multiple of the data's total weight: beyond, the penalty outweighs every
+#: comparison 10^8 times over, every score is shrunk to about (total weight) / alpha, and the order they give is
+#: rounding noise (at alpha = 1e308, scores of 1e-308 and an overflow on the way).
+MAX_PENALTY_RATIO = 1e8
+
+
+def check_penalty(alpha: float, data, owner: str) -> None:
+    """Refuse a penalty weight so large against the data that the fit would mean nothing.
+
+    ``data`` is the comparisons (their weights summed) or rankings (counted) the fit is on.
+
+    Examples
+    --------
+    >>> from paucity.ranking import Comparisons
+    >>> data = Comparisons.from_winners(["a", "a", "b", "c", "c", "d"], ["b", "c", "c", "d", "a", "b"])
+    >>> check_penalty(1.0, data, "BTL")
+    >>> check_penalty(1e308, data, "BTL")
+    Traceback (most recent call last):
+    ...
+    paucity._errors.ParameterError: BTL: alpha=1e+308 outweighs the data (total weight 6) more than 1e+08 times over: every score would shrink to about 0 and the ranking would mean nothing. Use alpha of the order of 1 (the default is 1), at most 6e+08 here.
+    """
+    weights = getattr(data, "observation_weights", None)
+    total_weight = float(np.sum(weights())) if callable(weights) else float(len(data))
+    limit = MAX_PENALTY_RATIO * max(total_weight, 1.0)
+    if alpha > limit:
+        raise ParameterError(
+            f"{owner}: alpha={alpha:g} outweighs the data (total weight {total_weight:g}) more than "
+            f"{MAX_PENALTY_RATIO:g} times over: every score would shrink to about 0 and the ranking would mean "
+            f"nothing. Use alpha of the order of 1 (the default is 1), at most {limit:g} here."
+        )
+
+
 def dask_comparisons_class():
     """:class:`~paucity.ranking.distributed.DaskComparisons` once its module is imported, else None.
 
@@ -141,7 +172,7 @@ class Ranker(BaseEstimator):
         ``log_likelihood``, ``n_iter``, ``converged``), with a ``PaucityWarning`` saying ``unconverged``
         when the solver stopped short (``stacklevel`` counted from the caller)."""
         if not result.converged:
-            warnings.warn(unconverged, PaucityWarning, stacklevel=stacklevel + 1)
+            warn(unconverged, PaucityWarning)
         self.log_likelihood_ = result.log_likelihood
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged

@@ -12,7 +12,7 @@ from .._errors import InputError, InputTypeError, ParameterError
 from .._parallel import kernel_threads
 from .._validation import BOOLEAN, Interval, Options, validate_params
 from . import _kernels
-from .base import Ranker, as_comparisons, backtracking
+from .base import Ranker, as_comparisons, backtracking, check_penalty
 from .comparisons import Comparisons, PairTable, shown_label
 from .home_advantage import home_table, home_terms
 from .ties import TIE_MODELS, check_tie_parameter, check_ties_connected, fit_ties, tie_table
@@ -298,6 +298,7 @@ class BTL(LaplaceUncertainty, Ranker):
             return self._fit_home(X, y, sample_weight, alpha, tol, max_iter)
         self._fitted_ties = None
         comparisons = as_comparisons(X, y, sample_weight, model="BTL with ties=None")
+        check_penalty(alpha, comparisons, "BTL")
         if alpha == 0:
             _check_mle_exists(comparisons)
         result = btl_maximum_likelihood(comparisons.pairs, alpha=alpha, tol=tol, max_iter=max_iter)
@@ -312,6 +313,7 @@ class BTL(LaplaceUncertainty, Ranker):
 
     def _fit_ties(self, model, X, y, sample_weight, alpha, tol, max_iter):
         comparisons, outcome = _tied_comparisons(X, y, sample_weight)
+        check_penalty(alpha, comparisons, "BTL")
         table = tie_table(comparisons.i, comparisons.j, outcome, comparisons.weights, comparisons.n_items)
         check_tie_parameter(model, table)
         if alpha == 0:
@@ -329,6 +331,7 @@ class BTL(LaplaceUncertainty, Ranker):
 
     def _fit_home(self, X, y, sample_weight, alpha, tol, max_iter):
         comparisons = as_comparisons(X, y, sample_weight, model="BTL(home_advantage=True)")
+        check_penalty(alpha, comparisons, "BTL")
         table = home_table(comparisons.i, comparisons.j, comparisons.y, comparisons.weights, comparisons.n_items)
         if alpha == 0:
             _check_mle_exists(comparisons)

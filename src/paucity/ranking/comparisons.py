@@ -231,11 +231,27 @@ def _outcomes(y, n: int) -> np.ndarray:
 
 
 def _tie_flags(values, name: str) -> np.ndarray:
-    """A bool per row from a bool or 0/1 column (the ``tie=`` column of :meth:`Comparisons.from_dataframe`)."""
+    """A bool per row from a bool or 0/1 column (the ``tie=`` column of :meth:`Comparisons.from_dataframe`).
+
+    Text read from a file counts too: ``0``/``1`` and ``true``/``false`` (any case). A bad value is named with
+    its data row, counted from 1 (the first row under the header).
+
+    Examples
+    --------
+    >>> _tie_flags(["0", "1", "True", 0], "draw").tolist()
+    [False, True, True, False]
+    >>> _tie_flags(["0", "0", "1", "maybe"], "draw")
+    Traceback (most recent call last):
+    ...
+    paucity._errors.InputError: column 'draw' (given as tie=) must hold booleans or 0/1 (1 for a draw); data row 4 has 'maybe'.
+    """
     series = pd.Series(values)
     if series.isna().any():
         first = int(np.flatnonzero(series.isna().to_numpy())[0])
-        raise InputError(f"column {name!r} (given as tie=) has a missing value at row {first}; use 1 for a draw, 0 otherwise.")
+        raise InputError(
+            f"column {name!r} (given as tie=) has a missing value at data row {first + 1}; use 1 for a draw, "
+            "0 otherwise."
+        )
     array = series.to_numpy()
     if array.dtype == bool:
         return array
@@ -246,14 +262,28 @@ def _tie_flags(values, name: str) -> np.ndarray:
         first = int(np.flatnonzero(bad)[0])
         shown = shown_label(array[first])
     else:
-        flags = [value if isinstance(value, (bool, np.bool_)) else None for value in array]
+        flags = [_tie_flag(value) for value in array]
         if all(flag is not None for flag in flags):
             return np.asarray(flags, dtype=bool)
         first = next(k for k, flag in enumerate(flags) if flag is None)
         shown = repr(array[first])
     raise InputError(
-        f"column {name!r} (given as tie=) must hold booleans or 0/1 (1 for a draw); row {first} has {shown}."
+        f"column {name!r} (given as tie=) must hold booleans or 0/1 (1 for a draw); data row {first + 1} has {shown}."
     )
+
+
+_TIE_WORDS = {"0": False, "1": True, "false": False, "true": True}
+
+
+def _tie_flag(value):
+    """True or False for one entry of a tie column (a boolean, 0/1, or their text), None when it is neither."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, float, np.integer, np.floating)) and value in (0, 1):
+        return bool(value == 1)
+    if isinstance(value, str):
+        return _TIE_WORDS.get(value.strip().lower())
+    return None
 
 
 def _weights(weights, n: int) -> np.ndarray | None:
@@ -466,10 +496,12 @@ class Comparisons:
     # -- views ------------------------------------------------------------------------------------
     @property
     def n_items(self) -> int:
+        """Number of items."""
         return len(self.items)
 
     @property
     def n_comparisons(self) -> int:
+        """Number of comparisons (rows)."""
         return len(self.y)
 
     def __len__(self) -> int:

@@ -36,7 +36,7 @@ from threadpoolctl import threadpool_limits
 from .._errors import InputError, InputTypeError, ParameterError
 from .._validation import Interval, Options, validate_params
 from . import _plackett_luce_kernels as kernels
-from .base import Ranker, backtracking
+from .base import Ranker, backtracking, check_penalty
 from .comparisons import Comparisons, require_no_ties, shown_label
 from .rankings import Choices, Rankings, pairwise_breaking, StagedObservations
 from .stationary import stationary_distribution
@@ -354,6 +354,7 @@ class PlackettLuce(LaplaceUncertainty, Ranker):
         if y is not None:
             raise InputError("y must not be given: rankings and choices hold their own outcomes.")
         data = _as_staged(X)
+        check_penalty(alpha, data, "PlackettLuce")
         if alpha > 0 and method != "newton":
             raise ParameterError(
                 f"PlackettLuce(method={method!r}) fits the maximum likelihood estimate and takes no penalty; "

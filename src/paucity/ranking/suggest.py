@@ -56,12 +56,13 @@ def suggest_pairs(model, n, strategy="information", candidates=None, random_stat
     strategy : {"information", "uncertainty", "random"}, default="information"
         How pairs are scored (see the module docstring).
     candidates : array-like of shape (m, 2) or DataFrame with two columns, optional
-        The pairs that may be asked, as item labels. By default every pair up
+        The pairs that may be asked, as item labels; a pair is unordered, so
+        (a, b) and (b, a) are one candidate. By default every pair up
         to 300 items, and beyond, each item with the 10 items on each side of
         it in the fitted ranking.
     random_state : int, numpy.random.Generator or None
-        For ``"random"`` (and the probe estimate of the variances beyond
-        2,000 items, which uses a fixed seed otherwise).
+        The seed of ``"random"``; the other strategies use no randomness and
+        refuse one.
 
     Returns
     -------
@@ -95,6 +96,11 @@ def suggest_pairs(model, n, strategy="information", candidates=None, random_stat
         )
     strategy = check_parameter(strategy, "strategy", [Options(*STRATEGIES)], owner="suggest_pairs")
     n = check_parameter(n, "n", [Interval(numbers.Integral, 1, None)], owner="suggest_pairs")
+    if random_state is not None and strategy != "random":
+        raise ParameterError(
+            f"suggest_pairs: strategy {strategy!r} uses no randomness, so random_state would be ignored; leave it out, "
+            "or use strategy='random'."
+        )
     posterior = model._posterior()
     v = posterior.mean
     n_items = posterior.n_items
@@ -189,4 +195,7 @@ def _candidates(model, candidates, n_items: int):
     same = a == b
     if same.any():
         raise InputError(f"candidate pair {int(np.flatnonzero(same)[0])} names one item twice; a pair needs two items.")
-    return a.astype(np.int64), b.astype(np.int64)
+    # a pair is unordered: (a, b) and (b, a) are one candidate, kept where it first appears
+    _, first = np.unique(np.minimum(a, b) * n_items + np.maximum(a, b), return_index=True)
+    keep = np.sort(first)
+    return a[keep].astype(np.int64), b[keep].astype(np.int64)

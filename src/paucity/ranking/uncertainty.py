@@ -22,7 +22,13 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .._errors import InputError
-from .._validation import Interval, check_is_fitted, check_parameter, check_random_state
+from .._validation import (
+    Interval,
+    Iterations,
+    check_is_fitted,
+    check_parameter,
+    check_random_state,
+)
 
 __all__ = ["LaplacePosterior", "LaplaceUncertainty", "DENSE_LIMIT", "N_PROBES"]
 
@@ -245,7 +251,7 @@ class LaplaceUncertainty:
             ``lower``, ``upper`` (the interval) and ``median``.
         """
         level = check_parameter(level, "level", [Interval(numbers.Real, 0, 1, closed="neither")], owner="rank_intervals")
-        n_samples = check_parameter(n_samples, "n_samples", [Interval(numbers.Integral, 1, None)], owner="rank_intervals")
+        n_samples = check_parameter(n_samples, "n_samples", [Iterations(1)], owner="rank_intervals")
         rng = check_random_state(random_state)
         posterior = self._posterior()
         n = posterior.n_items

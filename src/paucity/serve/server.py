@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import signal
 import socket
 import threading
 
 from .._errors import ParameterError
+from .._extras import require
 
 __all__ = ["bind", "url_of", "BackgroundServer"]
 
@@ -55,15 +57,51 @@ def url_of(sock: socket.socket, host: str, token: str | None = None) -> str:
 
 
 def _server(app, sock: socket.socket, log_level: str):
-    import uvicorn
+    uvicorn = require("uvicorn", "paucity serve")
 
-    config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="off", timeout_graceful_shutdown=2)
+    config = uvicorn.Config(
+        app, log_level=log_level, access_log=False, lifespan="off", timeout_graceful_shutdown=STOP_WITHIN
+    )
     return uvicorn.Server(config)
 
 
+#: Seconds a server given Ctrl-C waits for the requests in flight before it stops anyway.
+STOP_WITHIN = 1.0
+
+
 def serve(app, sock: socket.socket, *, log_level: str = "warning") -> None:
-    """Serve ``app`` on ``sock`` until interrupted (Ctrl-C)."""
-    _server(app, sock, log_level).run(sockets=[sock])
+    """Serve ``app`` on ``sock`` until interrupted: Ctrl-C raises :class:`KeyboardInterrupt` here within about
+    :data:`STOP_WITHIN` seconds, so that the command says ``interrupted`` and exits with 130.
+
+    The server runs in a daemon thread while this thread waits for Ctrl-C with Python's own handler: uvicorn
+    then installs no signal handler of its own (whose re-raised signal an event loop may swallow, exiting 0),
+    and the worker threads that answer requests are daemon threads too (a thread inherits it), so a
+    computation still running in one does not hold the process after the interrupt. SIGTERM (``kill``) stops the
+    server the same way, then ends the process as the signal does.
+    """
+    server = _server(app, sock, log_level)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="paucity-server", daemon=True)
+    terminated = []
+
+    def on_terminate(signum, frame):  # `kill`: stop as gently as Ctrl-C does, then end as the signal would
+        terminated.append(signum)
+        server.should_exit = True
+
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, on_terminate) if main else None
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(0.2)
+    except KeyboardInterrupt:
+        server.should_exit = True  # stop accepting, let the requests in flight finish within STOP_WITHIN
+        thread.join(STOP_WITHIN + 0.5)
+        raise
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+    if terminated:
+        signal.raise_signal(signal.SIGTERM)
 
 
 class BackgroundServer:
