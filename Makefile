@@ -18,7 +18,7 @@ demo: $(STAMP)
 	$(BIN)/paucity demo
 
 # The documentation site (Sphinx: the guides and an API page per subpackage), built offline with warnings as errors;
-# `make test` builds it too (tests/test_docs_site.py). Open docs/_build/html/index.html.
+# CI builds it after `make test` (.ci/run); tests/test_docs_site.py checks it in `make test-slow`. Open docs/_build/html/index.html.
 docs: $(STAMP)
 	$(BIN)/python -m sphinx -b html -W --keep-going -q docs docs/_build/html
 	@echo "docs/_build/html/index.html"
@@ -59,7 +59,7 @@ test: export OPENBLAS_NUM_THREADS = 1
 test: export MKL_NUM_THREADS = 1
 test: chromium postgresql
 test: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow" -q -n $(WORKERS)
+	$(BIN)/python -m pytest -m "not slow" -q -n $(WORKERS) --durations=15
 
 test-slow: postgresql
 test-slow: $(STAMP)

@@ -1,4 +1,8 @@
-"""The documentation site builds offline with warnings as errors, and its API pages list every public name."""
+"""The documentation site builds offline with warnings as errors, and its API pages list every public name.
+
+A build takes about a minute, so these run with the slow tests (``make test-slow``) and CI builds the site
+with ``make docs`` after ``make test`` (``.ci/run``).
+"""
 
 import importlib
 import importlib.util
@@ -10,6 +14,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
