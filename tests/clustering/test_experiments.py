@@ -19,6 +19,7 @@ def cx():
     return clustering
 
 
+@pytest.mark.slow  # the whole experiment script at its quick size: a reproduction, 13-23 s
 def test_script_runs_at_quick_size(cx, tmp_path):
     assert cx.main(["all", "--quick", "--jobs", "1", "--figures-dir", str(tmp_path),
                     "--results-dir", str(tmp_path)]) == 0

@@ -17,6 +17,7 @@ def cx():
     return crowd
 
 
+@pytest.mark.slow  # the whole experiment script at its quick size: a reproduction, 13-23 s
 def test_script_runs_at_quick_size(cx, tmp_path):
     assert cx.main(["table3_1", "--quick", "--restarts", "1", "--jobs", "1", "--results-dir", str(tmp_path)]) == 0
     runs = pd.read_csv(tmp_path / "crowd_table3_1_runs.csv")
