@@ -16,7 +16,7 @@ from paucity.datasets import (
     grouped_feature_crowd,
     simulate_crowd,
 )
-from paucity.datasets.judgments import _normal_orthant_excess
+from paucity.datasets.judgments import _covariance_root, _normal_orthant_excess, _root_from_eigenpairs
 
 MIXED = np.array([True, False, True, False, True, False])
 
@@ -99,6 +99,45 @@ def test_full_external_covariance():
     singular = simulate_crowd(10, 2, external_covariance=np.ones((2, 2)), random_state=0)
     means = singular.object_means.to_numpy()
     np.testing.assert_allclose(means[:, 0], means[:, 1])
+
+
+_EIGH = np.linalg.eigh
+
+
+def _equicorrelated_eigh_variants(covariance):
+    """eigh's output, then the same with eigenvector signs flipped and the repeated eigenspace rotated."""
+    eigenvalues, eigenvectors = _EIGH(covariance)
+    yield eigenvalues, eigenvectors
+    signs = np.where(np.arange(len(eigenvalues)) % 2 == 0, -1.0, 1.0)
+    yield eigenvalues, eigenvectors * signs
+    # the equicorrelated covariance's d - 1 smallest eigenvalues are equal: any orthonormal basis of their
+    # space is as valid, and LAPACK builds differ in which one they return
+    rotation, _ = np.linalg.qr(np.random.default_rng(7).standard_normal((len(eigenvalues) - 1,) * 2))
+    rotated = eigenvectors.copy()
+    rotated[:, :-1] = eigenvectors[:, :-1] @ rotation
+    yield eigenvalues, rotated * signs
+
+
+def test_covariance_root_is_the_same_for_every_valid_eigenvector_choice():
+    covariance = np.full((6, 6), 0.3)
+    np.fill_diagonal(covariance, 1.0)
+    for eigenvalues, eigenvectors in _equicorrelated_eigh_variants(covariance):
+        root = _root_from_eigenpairs(eigenvalues, eigenvectors)
+        np.testing.assert_allclose(root, root.T, atol=0)
+        np.testing.assert_allclose(root @ root, covariance, atol=1e-12)
+        np.testing.assert_allclose(root, _covariance_root(covariance), atol=1e-12)
+
+
+def test_simulated_crowd_does_not_depend_on_eigh_signs_or_basis(monkeypatch):
+    """A crowd drawn with eigh's eigenvectors flipped or rotated is the one drawn with them as returned."""
+    arguments = dict(judgments=2, correlation=0.3, binary=[True, False] * 6, noise=0.5, random_state=2013)
+    expected = simulate_crowd(200, 12, **arguments)
+    for variant in (1, 2):
+        monkeypatch.setattr(np.linalg, "eigh", lambda a, variant=variant: list(_equicorrelated_eigh_variants(a))[variant])
+        crowd = simulate_crowd(200, 12, **arguments)
+        np.testing.assert_allclose(crowd.object_means, expected.object_means, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(crowd.labels, expected.labels, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(crowd.judgments["value"], expected.judgments["value"], rtol=0, atol=1e-12)
 
 
 # -- judgments converge to the per-object means and variances ------------------------------------

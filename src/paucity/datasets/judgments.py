@@ -464,10 +464,8 @@ class SimulatedCrowd(_Crowd):
 def _populate(template: SimulatedCrowd, n: int, counts: np.ndarray, offset: int, rng) -> SimulatedCrowd:
     """New objects of the template's population: latent means, labels, judgments."""
     d = template.n_attributes
-    covariance = template.external_covariance.to_numpy()
-    eigenvalues, eigenvectors = np.linalg.eigh(covariance)
-    factor = eigenvectors * np.sqrt(np.clip(eigenvalues, 0.0, None))
-    latent = template.means.to_numpy() + rng.standard_normal((n, d)) @ factor.T
+    root = _covariance_root(template.external_covariance.to_numpy())
+    latent = template.means.to_numpy() + rng.standard_normal((n, d)) @ root
     binary = template.binary.to_numpy()
     latent[:, binary] = ndtr(latent[:, binary])
     objects = pd.Index([f"o{offset + i}" for i in range(n)], dtype=object, name="object")
@@ -488,6 +486,25 @@ def _populate(template: SimulatedCrowd, n: int, counts: np.ndarray, offset: int,
         means=template.means,
         judgment_counts=pd.Series(counts, index=template.attributes, name="judgments"),
     )
+
+
+def _covariance_root(covariance: np.ndarray) -> np.ndarray:
+    """The symmetric square root ``S`` of a covariance (``S @ S = covariance``, ``S`` symmetric).
+
+    The latent means are ``z @ S`` for standard normal ``z``. ``eigh``'s
+    eigenvectors are defined only up to sign, and within a repeated eigenvalue
+    (the equicorrelated covariance has one of multiplicity d - 1) only up to a
+    rotation, and both differ between LAPACK builds; ``V diag(sqrt λ) Vᵀ`` is
+    the same for every such choice, so the draw does not depend on the machine
+    beyond rounding. (``V diag(sqrt λ)`` alone, the factor used before, does.)
+    """
+    eigenvalues, eigenvectors = np.linalg.eigh(covariance)
+    return _root_from_eigenpairs(eigenvalues, eigenvectors)
+
+
+def _root_from_eigenpairs(eigenvalues: np.ndarray, eigenvectors: np.ndarray) -> np.ndarray:
+    root = (eigenvectors * np.sqrt(np.clip(eigenvalues, 0.0, None))) @ eigenvectors.T
+    return (root + root.T) / 2.0
 
 
 def _equicorrelated(d: int, correlation) -> np.ndarray:
@@ -614,8 +631,9 @@ def simulate_crowd(
     -----
     The generative model of seed 002, §2 (judgments conditionally independent
     given the object). Each object has latent means ``μᵢ = means + L zᵢ``,
-    ``zᵢ ~ N(0, I)``, ``L Lᵀ = Σ_ext`` (``L`` from the eigendecomposition, so
-    singular covariances work). A judgment of a real-valued attribute ``a`` is
+    ``zᵢ ~ N(0, I)``, ``L Lᵀ = Σ_ext`` (``L`` the symmetric square root, from
+    the eigendecomposition, so singular covariances work and the draw does not
+    depend on the signs or basis of the eigenvectors that LAPACK returns). A judgment of a real-valued attribute ``a`` is
     ``μᵢ[a] + N(0, v[a])``; a judgment of a binary attribute is
     ``Bernoulli(pᵢ[a])`` with ``pᵢ[a] = Φ(μᵢ[a])``. The per-object mean
     vector ``mᵢ`` is ``μᵢ`` on real and ``pᵢ`` on binary attributes, and the
