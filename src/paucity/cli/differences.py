@@ -183,17 +183,12 @@ def _load(inputs, groupby, groups, layer, use_raw, index_column) -> _Samples:
 
 
 def _read_table(path: Path, index_column: Optional[str]):
-    import numpy as np
     import pandas as pd
 
     from .. import io
 
-    frame = io.read_frame(path, text_columns=[index_column] if index_column is not None else ())
-    if index_column is not None:
-        if index_column not in frame.columns:
-            shown = ", ".join(map(repr, list(frame.columns)[:10]))
-            raise InputError(f"--index-column {index_column!r} is not a column of {path}; its columns are {shown}.")
-        frame = frame.set_index(index_column)
+    frame = io.read_frame(path, index_column=index_column, numeric_columns=True, finite=True,
+                          spelling={"index_column": "--index-column"})
     if frame.shape[1] == 0:
         raise InputError(f"{path} has no feature columns; check the separator (',' for .csv, tab for .tsv).")
     for position, name in enumerate(frame.columns):
@@ -202,27 +197,9 @@ def _read_table(path: Path, index_column: Optional[str]):
                 f"column {position + 1} of {path} has an empty name in the header row; name every feature "
                 f"(if it holds sample ids, pass --index-column {str(name)!r})."
             )
-    for name in frame.columns:
-        column = frame[name]
-        if not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
-            text = column[column.notna()].astype(str)
-            bad = text[pd.to_numeric(text, errors="coerce").isna()]
-            example = f" (e.g. {bad.iloc[0]!r})" if len(bad) else ""
-            raise InputError(
-                f"column {str(name)!r} of {path} is not numeric{example}; every column must be a numeric feature "
-                f"(drop it, or pass --index-column {str(name)!r} if it holds sample ids)."
-            )
     if len(frame) < 2:
         raise InputError(f"{path} has {len(frame)} row(s); comparing two distributions needs at least 2 samples in each file.")
-    values = frame.to_numpy(dtype=np.float64, na_value=np.nan)
-    bad = ~np.isfinite(values)
-    if bad.any():
-        row, column = np.argwhere(bad)[0]
-        raise InputError(
-            f"{path} has {int(bad.sum())} missing, NaN or infinite value(s), the first in data row {row + 1}, "
-            f"column {str(frame.columns[column])!r}; drop or impute them."
-        )
-    return pd.DataFrame(values, columns=pd.Index([str(name) for name in frame.columns]))
+    return pd.DataFrame(frame.to_numpy(), columns=pd.Index([str(name) for name in frame.columns]))
 
 
 def _read_groups(path: Path, groupby: str, groups, layer, use_raw) -> _Samples:
