@@ -103,8 +103,8 @@ def test_from_dataframe_with_y_and_with_winner():
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        ({"winner": "bad"}, InputError, r"row 1: winner 'w' is neither of the compared items 'y' and 'z'"),
-        ({"winner": "gap"}, InputError, "column 'gap' has a missing winner at row 2"),
+        ({"winner": "bad"}, InputError, r"data row 2: winner 'w' is neither of the compared items 'y' and 'z'"),
+        ({"winner": "gap"}, InputError, "column 'gap' has a missing winner at data row 3"),
         ({"y": "won", "winner": "won"}, InputError, "exactly one of y= .* or winner="),
         ({}, InputError, "exactly one of y= .* or winner="),
         ({"y": "absent"}, InputError, r"column 'absent' \(given as y=\) is not in the table; its columns are 'a'"),
@@ -118,6 +118,27 @@ def test_from_dataframe_errors(kwargs, error, match):
     )
     with pytest.raises(error, match=match):
         Comparisons.from_dataframe(df, i="a", j="b", **kwargs)
+
+
+@pytest.mark.parametrize(
+    "a, b, match",
+    [
+        (["x", None, "z"], ["y", "z", "x"], r"column 'a' \(given as i=\) has a missing item label at data row 2"),
+        (["x", "y", "z"], ["y", "z", None], r"column 'b' \(given as j=\) has a missing item label at data row 3"),
+        (["x", "y", "z"], ["y", "y", "x"], "data row 2 compares item 'y' with itself"),
+    ],
+)
+def test_from_frame_counts_data_rows_from_one(a, b, match):
+    df = pd.DataFrame({"a": a, "b": b, "won": ["y", "z", "x"]})
+    with pytest.raises(InputError, match=match):
+        Comparisons.from_frame(df, i="a", j="b", winner="won")
+
+
+def test_from_dataframe_is_from_frame():
+    df = pd.DataFrame({"a": ["x", "y"], "b": ["y", "z"], "won": ["y", "y"], "draw": [0, 1]})
+    one = Comparisons.from_frame(df, i="a", j="b", winner="won", tie="draw")
+    other = Comparisons.from_dataframe(df, i="a", j="b", winner="won", tie="draw")
+    assert one.to_dataframe().equals(other.to_dataframe())
 
 
 def test_from_dataframe_needs_a_dataframe():

@@ -63,8 +63,8 @@ def test_from_dataframe_tie_column_ignores_the_winner_of_a_draw():
         ({"draw": ["no"] * 10}, r"must hold booleans or 0/1 \(1 for a draw\); data row 1 has 'no'"),
         ({"draw": ["0", "1", "0", "maybe"] + ["0"] * 6}, r"booleans or 0/1 \(1 for a draw\); data row 4 has 'maybe'"),
         ({"draw": [0, np.nan] + [0] * 8}, r"column 'draw' \(given as tie=\) has a missing value at data row 2"),
-        ({"won": [None] + ["b"] * 9}, r"column 'won' has a missing winner at row 0"),
-        ({"won": ["z"] + ["b"] * 9}, r"row 0: winner 'z' is neither of the compared items"),
+        ({"won": [None] + ["b"] * 9}, r"column 'won' has a missing winner at data row 1"),
+        ({"won": ["z"] + ["b"] * 9}, r"data row 1: winner 'z' is neither of the compared items"),
     ],
 )
 def test_from_dataframe_tie_column_errors(change, match):

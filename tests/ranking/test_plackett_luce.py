@@ -200,7 +200,7 @@ def test_errors():
         PlackettLuce(method="mm").fit(never_beaten)
     with pytest.raises(InputError, match="y must not be given"):
         PlackettLuce().fit(never_beaten, [1, 0])
-    with pytest.raises(InputTypeError, match="Rankings.from_dataframe"):
+    with pytest.raises(InputTypeError, match="Rankings.from_frame"):
         PlackettLuce().fit(never_beaten.to_dataframe())
 
 

@@ -51,7 +51,7 @@ def test_rankings_with_items_keep_their_order_and_unranked_items():
         ("ab", {}, InputTypeError, "sequence of observations"),
         ([["a", "b"], "c"], {}, InputTypeError, r"rankings\[1\] is a single value"),
         (np.array([1, 2, 3]), {}, InputError, "2-dimensional"),
-        (pd.DataFrame({"a": [1]}), {}, InputTypeError, "from_dataframe"),
+        (pd.DataFrame({"a": [1]}), {}, InputTypeError, "from_frame"),
         ([[["a"], "b"]], {}, InputTypeError, "hashable"),
     ],
 )
@@ -76,7 +76,7 @@ def test_rankings_from_long_table_order_by_position_and_keep_first_seen_observat
     "frame, match",
     [
         (pd.DataFrame({"observation": [1, 1], "item": ["a", "b"], "position": [1, 1]}), "two items at position 1"),
-        (pd.DataFrame({"observation": [1, 1], "item": ["a", "b"], "position": [1, None]}), "missing or infinite position at row 1"),
+        (pd.DataFrame({"observation": [1, 1], "item": ["a", "b"], "position": [1, None]}), "missing or infinite position at data row 2"),
         (pd.DataFrame({"observation": [1, 1], "item": ["a", "b"]}), "column 'position'"),
         (pd.DataFrame({"observation": [1, 1], "item": ["a", "b"], "position": ["x", "y"]}), "numeric positions"),
         (pd.DataFrame({"observation": [1, None], "item": ["a", "b"], "position": [1, 2]}), "missing observation id"),
@@ -128,7 +128,7 @@ def test_choices_from_long_table():
     two = df.assign(chosen=[1, 1, 0, 0, 1])
     with pytest.raises(InputError, match="observation 's1' has 2 chosen items"):
         Choices.from_dataframe(two)
-    with pytest.raises(InputError, match="boolean or 0/1; row 0 has 2"):
+    with pytest.raises(InputError, match="boolean or 0/1; data row 1 has 2"):
         Choices.from_dataframe(df.assign(chosen=[2, 0, 0, 0, 1]))
 
 
@@ -185,3 +185,12 @@ def test_long_table_readers_only_raise_paucity_errors(observation, data):
     else:
         assert c.n_observations == len(set(observation))
         assert all(df["chosen"].astype(bool).groupby(df["observation"]).sum() == 1)
+
+
+def test_from_frame_is_the_constructor_and_from_dataframe_its_alias():
+    df = pd.DataFrame({"observation": [1, 1, 2, 2], "item": ["a", "b", "b", "a"], "position": [1, 2, 1, 2]})
+    assert Rankings.from_frame(df).to_dataframe().equals(Rankings.from_dataframe(df).to_dataframe())
+    picks = pd.DataFrame({"observation": [1, 1, 2, 2], "item": ["a", "b", "b", "a"], "chosen": [1, 0, 0, 1]})
+    assert Choices.from_frame(picks).to_dataframe().equals(Choices.from_dataframe(picks).to_dataframe())
+    with pytest.raises(InputError, match="missing observation id at data row 2"):
+        Rankings.from_frame(df.assign(observation=[1, None, 2, 2]))

@@ -238,7 +238,7 @@ def _comparisons(path: Path, i_column: str, j_column: str, winner_column, y_colu
         {"--i-column": i_column, "--j-column": j_column, "--winner-column": winner_column, "--y-column": y_column,
          "--weight-column": weight_column, "--tie-column": tie_column},
     )
-    return Comparisons.from_dataframe(
+    return Comparisons.from_frame(
         frame, i=i_column, j=j_column, winner=winner_column, y=y_column, weights=weight_column, tie=tie_column
     )
 

@@ -427,7 +427,7 @@ class Comparisons:
         return cls(losers, winners, np.ones(len(winners), dtype=np.int8), weights, items, **kwargs)
 
     @classmethod
-    def from_dataframe(
+    def from_frame(
         cls,
         df: pd.DataFrame,
         *,
@@ -440,7 +440,13 @@ class Comparisons:
         tie: str | None = None,
         **kwargs,
     ) -> Comparisons:
-        """Comparisons from the named columns of a long-format table.
+        """Comparisons from the named columns of a long-format table (one row per comparison).
+
+        The one constructor from a table, as every data container of paucity
+        has (:meth:`paucity.crowd.LabelMatrix.from_frame`,
+        :meth:`paucity.judgments.Judgments.from_frame`, ...); read a file with
+        :func:`paucity.io.read_frame` first. A bad row is named by its data
+        row, counted from 1 (the first row under the header).
 
         Give the outcome either as ``y`` (a 0/1 column, 1 when the item in
         column ``j`` won, 0.5 for a draw) or as ``winner`` (a column holding
@@ -453,14 +459,14 @@ class Comparisons:
         --------
         >>> import pandas as pd
         >>> df = pd.DataFrame({"a": ["x", "y"], "b": ["y", "z"], "won": ["y", "y"]})
-        >>> Comparisons.from_dataframe(df, i="a", j="b", winner="won").y.tolist()
+        >>> Comparisons.from_frame(df, i="a", j="b", winner="won").y.tolist()
         [1, 0]
         >>> games = df.assign(won=["y", None], draw=[False, True])
-        >>> Comparisons.from_dataframe(games, i="a", j="b", winner="won", tie="draw").y.tolist()
+        >>> Comparisons.from_frame(games, i="a", j="b", winner="won", tie="draw").y.tolist()
         [1.0, 0.5]
         """
         if not isinstance(df, pd.DataFrame):
-            raise InputTypeError(f"from_dataframe needs a pandas DataFrame, got {type(df).__name__}.")
+            raise InputTypeError(f"from_frame needs a pandas DataFrame, got {type(df).__name__}.")
         if (y is None) == (winner is None):
             raise InputError("give exactly one of y= (a 0/1 outcome column) or winner= (the winner's label column).")
         for role, column in (("i", i), ("j", j), ("y", y), ("winner", winner), ("weights", weights), ("tie", tie)):
@@ -468,20 +474,34 @@ class Comparisons:
                 listed = ", ".join(map(repr, df.columns[:10]))
                 raise InputError(f"column {column!r} (given as {role}=) is not in the table; its columns are {listed}.")
         left, right = df[i], df[j]
+        for role, column, labels in (("i", i, left), ("j", j, right)):
+            if labels.isna().any():
+                first = int(np.flatnonzero(labels.isna().to_numpy())[0])
+                raise InputError(
+                    f"column {column!r} (given as {role}=) has a missing item label at data row {first + 1}; "
+                    "drop or fill it."
+                )
+        same = (left.to_numpy() == right.to_numpy())
+        if same.any():
+            first = int(np.flatnonzero(same)[0])
+            raise InputError(
+                f"data row {first + 1} compares item {shown_label(left.iloc[first])} with itself; a comparison "
+                "needs two different items."
+            )
         draw = np.zeros(len(df), dtype=bool) if tie is None else _tie_flags(df[tie].to_numpy(), tie)
         if winner is not None:
             won = df[winner]
             missing = won.isna().to_numpy() & ~draw
             if missing.any():
                 first = int(np.flatnonzero(missing)[0])
-                raise InputError(f"column {winner!r} has a missing winner at row {first}.")
+                raise InputError(f"column {winner!r} has a missing winner at data row {first + 1}.")
             is_j = (won == right).to_numpy()
             is_i = (won == left).to_numpy()
             neither = ~(is_i | is_j | draw)
             if neither.any():
                 first = int(np.flatnonzero(neither)[0])
                 raise InputError(
-                    f"row {first}: winner {won.iloc[first]!r} is neither of the compared items "
+                    f"data row {first + 1}: winner {won.iloc[first]!r} is neither of the compared items "
                     f"{left.iloc[first]!r} and {right.iloc[first]!r}."
                 )
             outcome = is_j.astype(np.int8)
@@ -492,6 +512,19 @@ class Comparisons:
             outcome[draw] = 0.5
         weight = None if weights is None else df[weights].to_numpy()
         return cls(left.to_numpy(), right.to_numpy(), outcome, weight, items, **kwargs)
+
+    @classmethod
+    def from_dataframe(cls, df: pd.DataFrame, **kwargs) -> Comparisons:
+        """The same as :meth:`from_frame` (its earlier name, kept as an alias).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": ["x", "y"], "b": ["y", "z"], "won": ["y", "y"]})
+        >>> Comparisons.from_dataframe(df, i="a", j="b", winner="won").y.tolist()
+        [1, 0]
+        """
+        return cls.from_frame(df, **kwargs)
 
     # -- views ------------------------------------------------------------------------------------
     @property

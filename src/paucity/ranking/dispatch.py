@@ -212,7 +212,7 @@ def rank(comparisons: Comparisons, method: str = "rank_centrality", *, features=
     if not isinstance(comparisons, Comparisons):
         raise ParameterError(
             f"rank needs a paucity.ranking.Comparisons, got {type(comparisons).__name__}; build one with "
-            "Comparisons(i, j, y), Comparisons.from_winners or Comparisons.from_dataframe."
+            "Comparisons(i, j, y), Comparisons.from_winners or Comparisons.from_frame."
         )
     key = _method(method)
     if features is not None:

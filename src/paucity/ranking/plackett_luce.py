@@ -406,7 +406,7 @@ def _as_staged(X) -> StagedObservations:
         require_no_ties(X, "PlackettLuce")
     if X is None or isinstance(X, (pd.DataFrame, str, bytes)):
         raise InputTypeError(
-            "fit needs Rankings or Choices (a long table: Rankings.from_dataframe / Choices.from_dataframe), "
+            "fit needs Rankings or Choices (a long table: Rankings.from_frame / Choices.from_frame), "
             "or a list of rankings, each best first."
         )
     return Rankings(X)

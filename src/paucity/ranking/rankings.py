@@ -27,7 +27,7 @@ def _sequences(values, name: str, what: str) -> list:
     """The observations of ``values`` as a list of 1-d label sequences."""
     if isinstance(values, pd.DataFrame):
         raise InputTypeError(
-            f"{name} is a DataFrame; use {what}.from_dataframe(df, observation=..., item=..., ...) for a long table."
+            f"{name} is a DataFrame; use {what}.from_frame(df, observation=..., item=..., ...) for a long table."
         )
     if isinstance(values, np.ndarray):
         if values.ndim != 2:
@@ -250,7 +250,7 @@ class Rankings(StagedObservations):
         self._check_repeats()
 
     @classmethod
-    def from_dataframe(
+    def from_frame(
         cls, df: pd.DataFrame, *, observation: str = "observation", item: str = "item", position: str = "position",
         items=None,
     ) -> Rankings:
@@ -266,7 +266,7 @@ class Rankings(StagedObservations):
         >>> import pandas as pd
         >>> df = pd.DataFrame({"observation": [7, 7, 7, 8, 8], "item": ["a", "b", "c", "c", "a"],
         ...                    "position": [2, 1, 3, 1, 2]})
-        >>> Rankings.from_dataframe(df).observation(0)
+        >>> Rankings.from_frame(df).observation(0)
         ['b', 'a', 'c']
         """
         frame = _columns(df, {"observation": observation, "item": item, "position": position})
@@ -277,7 +277,7 @@ class Rankings(StagedObservations):
             raise InputTypeError(f"column {position!r} must hold numeric positions (1 for the best item).") from None
         bad = ~np.isfinite(pos_values)
         if bad.any():
-            raise InputError(f"column {position!r} has a missing or infinite position at row {int(np.flatnonzero(bad)[0])}.")
+            raise InputError(f"column {position!r} has a missing or infinite position at data row {int(np.flatnonzero(bad)[0]) + 1}.")
         groups = _groups(frame[observation], observation)
         order = np.lexsort((pos_values, groups))
         g, p = groups[order], pos_values[order]
@@ -290,6 +290,11 @@ class Rankings(StagedObservations):
             )
         rows = _split(frame[item].to_numpy(dtype=object)[order], g)
         return cls(rows, items=items)
+
+    @classmethod
+    def from_dataframe(cls, df: pd.DataFrame, **kwargs) -> Rankings:
+        """The same as :meth:`from_frame` (its earlier name, kept as an alias)."""
+        return cls.from_frame(df, **kwargs)
 
     def to_dataframe(self) -> pd.DataFrame:
         """The rankings as a long table: columns observation, item, position (1 = best)."""
@@ -358,7 +363,7 @@ class Choices(StagedObservations):
         self._check_repeats()
 
     @classmethod
-    def from_dataframe(
+    def from_frame(
         cls, df: pd.DataFrame, *, observation: str = "observation", item: str = "item", chosen: str = "chosen",
         items=None,
     ) -> Choices:
@@ -372,13 +377,13 @@ class Choices(StagedObservations):
         >>> import pandas as pd
         >>> df = pd.DataFrame({"observation": [1, 1, 1, 2, 2], "item": ["a", "b", "c", "a", "c"],
         ...                    "chosen": [0, 1, 0, 0, 1]})
-        >>> Choices.from_dataframe(df).observation(1)
+        >>> Choices.from_frame(df).observation(1)
         ['c', 'a']
         """
         frame = _columns(df, {"observation": observation, "item": item, "chosen": chosen})
         flag = frame[chosen]
         if flag.isna().any():
-            raise InputError(f"column {chosen!r} has a missing value at row {int(np.flatnonzero(flag.isna().to_numpy())[0])}.")
+            raise InputError(f"column {chosen!r} has a missing value at data row {int(np.flatnonzero(flag.isna().to_numpy())[0]) + 1}.")
         try:
             values = flag.to_numpy(dtype=np.float64)
         except (TypeError, ValueError):
@@ -386,7 +391,7 @@ class Choices(StagedObservations):
         bad = (values != 0) & (values != 1)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise InputError(f"column {chosen!r} must be boolean or 0/1; row {row} has {shown_label(flag.iloc[row])}.")
+            raise InputError(f"column {chosen!r} must be boolean or 0/1; data row {row + 1} has {shown_label(flag.iloc[row])}.")
         groups = _groups(frame[observation], observation)
         count = np.bincount(groups, weights=values, minlength=int(groups.max()) + 1)
         wrong = np.flatnonzero(count != 1)
@@ -399,6 +404,11 @@ class Choices(StagedObservations):
         order = np.lexsort((np.arange(len(values)), 1 - values, groups))
         rows = _split(frame[item].to_numpy(dtype=object)[order], groups[order])
         return cls([row[0] for row in rows], rows, items=items)
+
+    @classmethod
+    def from_dataframe(cls, df: pd.DataFrame, **kwargs) -> Choices:
+        """The same as :meth:`from_frame` (its earlier name, kept as an alias)."""
+        return cls.from_frame(df, **kwargs)
 
     def to_dataframe(self) -> pd.DataFrame:
         """The choices as a long table: columns observation, item, chosen."""
@@ -421,7 +431,7 @@ def _same(a, b) -> bool:
 
 def _columns(df, roles: dict) -> pd.DataFrame:
     if not isinstance(df, pd.DataFrame):
-        raise InputTypeError(f"from_dataframe needs a pandas DataFrame, got {type(df).__name__}.")
+        raise InputTypeError(f"from_frame needs a pandas DataFrame, got {type(df).__name__}.")
     for role, column in roles.items():
         if column not in df.columns:
             listed = ", ".join(map(repr, df.columns[:10]))
@@ -433,7 +443,7 @@ def _columns(df, roles: dict) -> pd.DataFrame:
 
 def _groups(column: pd.Series, name: str) -> np.ndarray:
     if column.isna().any():
-        raise InputError(f"column {name!r} has a missing observation id at row {int(np.flatnonzero(column.isna().to_numpy())[0])}.")
+        raise InputError(f"column {name!r} has a missing observation id at data row {int(np.flatnonzero(column.isna().to_numpy())[0]) + 1}.")
     try:
         codes, _ = pd.factorize(column, sort=False)
     except TypeError:
