@@ -43,18 +43,22 @@ def _renamed(function, suffix: str):
 class SizedKernel:
     """A kernel with a serial and a parallel dispatcher, called by the size of its input (see the module)."""
 
-    def __init__(self, function, **options):
+    def __init__(self, function, *, size_of: int | None = None, **options):
         self.serial = numba.njit(cache=True, **options)(_renamed(function, "__serial"))
         self.parallel = numba.njit(parallel=True, cache=True, **options)(function)
+        self.size_of = size_of
         functools.update_wrapper(self, function)
 
     def choose(self, *args):
         """The dispatcher a call with these arguments runs."""
         if numba.get_num_threads() > 1:
-            size = 0
-            for value in args:
-                if isinstance(value, np.ndarray):
-                    size += value.size
+            if self.size_of is not None:
+                size = args[self.size_of].size
+            else:
+                size = 0
+                for value in args:
+                    if isinstance(value, np.ndarray):
+                        size += value.size
             if size >= PARALLEL_MIN_SIZE:
                 return self.parallel
         return self.serial
@@ -63,8 +67,12 @@ class SizedKernel:
         return self.choose(*args)(*args)
 
 
-def sized_kernel(function=None, **options):
+def sized_kernel(function=None, *, size_of: int | None = None, **options):
     """Decorate a kernel written with ``numba.prange``: serial below :data:`PARALLEL_MIN_SIZE`, parallel above.
+
+    The size of a call is the number of values its array arguments hold in all, or, with ``size_of``, the
+    size of that one positional argument alone (for a kernel whose outputs and index arrays repeat its input:
+    a transpose reads and writes each stored value several times over, yet does the work of one pass).
 
     Examples
     --------
@@ -78,5 +86,5 @@ def sized_kernel(function=None, **options):
     [1, 7, 5]
     """
     if function is None:
-        return lambda f: SizedKernel(f, **options)
-    return SizedKernel(function, **options)
+        return lambda f: SizedKernel(f, size_of=size_of, **options)
+    return SizedKernel(function, size_of=size_of, **options)

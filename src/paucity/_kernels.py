@@ -10,14 +10,16 @@ from ._jit import sized_kernel
 __all__ = ["transpose_compressed"]
 
 
-@sized_kernel
-def transpose_compressed(n_minor, indptr, indices, data, n_blocks, out_indptr, out_indices, out_data):
-    """CSR -> CSC (or CSC -> CSR) in parallel over blocks of the major axis.
+@sized_kernel(size_of=2)  # the stored values: the index and output arrays all repeat them
+def transpose_compressed(n_minor, indptr, indices, n_blocks, out_indptr, out_indices, source):
+    """The layout of CSR -> CSC (or CSC -> CSR), in parallel over blocks of the major axis.
 
     Each block counts its entries per minor index, the counts give every
     block its own write position in each output slice, and the blocks then
     scatter independently; within a slice, entries stay in major order, so the
-    output indices are sorted.
+    output indices are sorted. ``source[p]`` receives the position in the
+    input of output entry ``p``: the values follow as ``data[source]``, so the
+    kernel has one signature whatever the values' type (counts, bins).
     """
     n_major = indptr.shape[0] - 1
     counts = np.zeros((n_blocks, n_minor), np.int64)
@@ -42,5 +44,5 @@ def transpose_compressed(n_minor, indptr, indices, data, n_blocks, out_indptr, o
                 j = indices[s]
                 p = counts[block, j]
                 out_indices[p] = i
-                out_data[p] = data[s]
+                source[p] = s
                 counts[block, j] = p + 1

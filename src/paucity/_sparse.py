@@ -19,17 +19,18 @@ def _transpose_storage(matrix, target: str):
     n_major, n_minor = (matrix.shape[0], matrix.shape[1]) if matrix.format == "csr" else (matrix.shape[1], matrix.shape[0])
     indptr = np.empty(n_minor + 1, dtype=np.int64)
     indices = np.empty(matrix.nnz, dtype=np.int32 if n_major < 2**31 else np.int64)
-    data = np.empty(matrix.nnz, dtype=matrix.data.dtype)
+    source = np.empty(matrix.nnz, dtype=np.int32 if matrix.nnz < 2**31 else np.int64)
     _kernels.transpose_compressed(
         n_minor,
         matrix.indptr.astype(np.int64, copy=False),
         matrix.indices,
-        matrix.data,
         numba.get_num_threads(),
         indptr,
         indices,
-        data,
+        source,
     )
+    data = matrix.data[source]
+    del source
     cls = sp.csc_matrix if target == "csc" else sp.csr_matrix
     out = cls((data, indices, indptr), shape=matrix.shape)
     out.has_sorted_indices = True
@@ -39,7 +40,8 @@ def _transpose_storage(matrix, target: str):
 def to_csc(matrix):
     """The same sparse matrix in CSC form, converted in parallel from CSR (other formats via scipy).
 
-    Allocates one copy of the stored values and indices.
+    Allocates one copy of the stored values and indices, and for the time of the call one index into them
+    (4 bytes per stored value below 2**31 of them).
     """
     if matrix.format == "csc":
         return matrix

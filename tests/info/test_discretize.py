@@ -136,3 +136,23 @@ def test_the_callers_matrix_is_never_modified():
             np.testing.assert_array_equal(got, expected)
         for got, expected in zip((binned.data, binned.indices, binned.indptr), binned_before):
             np.testing.assert_array_equal(got, expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    arrays(
+        np.float64,
+        st.integers(0, 300),
+        elements=st.one_of(
+            st.floats(allow_nan=False),
+            st.sampled_from([0.0, -0.0, 1.0, 2.5, 1e-300, -1e-300, 5e-324]),
+        ),
+    )
+)
+def test_the_columns_sort_equals_numpys(values):
+    from paucity.info._kernels import sorted_copy
+
+    before = values.copy()
+    result = sorted_copy(values)
+    np.testing.assert_array_equal(result, np.sort(values))  # -0.0 == 0.0, so their order is free
+    np.testing.assert_array_equal(values, before)  # a copy: the column is left as it was
