@@ -460,8 +460,13 @@ def check_memory(shape, *, cause: str, owner: str | None = None, what: str = "an
         n_bytes *= int(size)
     if n_bytes <= limit:
         return
-    prefix = f"{owner}: " if owner else ""
-    fix = hint or f"lower {cause.split('=')[0]}"
+    from ._spelling import spelled, spells
+
+    name, _, value = cause.partition("=")
+    prefix = f"{owner}: " if owner and not spells() else ""
+    if spells(name):
+        cause = f"{spelled(name)} {value}" if value else spelled(name)
+    fix = hint or f"lower {spelled(name)}"
     dims = " x ".join(str(int(size)) for size in shape)
     raise ParameterError(
         f"{prefix}{cause} needs {what} of shape {dims} ({_bytes(n_bytes)}), more than this machine's "
@@ -578,11 +583,13 @@ def check_parameter(value, name: str, constraints, *, owner: str | None = None, 
             if isinstance(constraint, Options):
                 return value.lower()
             return value
+    from ._spelling import spelled, spells
+
     expected = " or ".join(_describe(c) for c in constraints)
-    prefix = f"{owner}: " if owner else ""
+    prefix = f"{owner}: " if owner and not spells(name) else ""  # a command line's user never met the owner
     suffix = f" {hint}" if hint else ""
     shown = value.item() if isinstance(value, np.generic) else value  # 5, not np.int64(5)
-    raise ParameterError(f"{prefix}{name} must be {expected}, got {shown!r}.{suffix}")
+    raise ParameterError(f"{prefix}{spelled(name)} must be {expected}, got {shown!r}.{suffix}")
 
 
 def validate_params(estimator) -> dict:

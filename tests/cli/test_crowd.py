@@ -91,7 +91,10 @@ def _bad_inputs(paths, tmp_path):
     nan_features = tasks.copy()
     nan_features.loc[60, "a"] = np.nan  # a task nobody labelled: it is predicted, so it must be a number too
     missing = tasks.drop(index=3)
-    files = {"three": three, "nan": nan_features, "missing": missing}
+    text = tasks.copy()
+    text["a"] = text["a"].astype(object)
+    text.loc[0, "a"] = "tall"
+    files = {"three": three, "nan": nan_features, "missing": missing, "text": text}
     for name, frame in files.items():
         frame.to_csv(tmp_path / f"{name}.csv", index=False)
     base = ["crowd", str(paths["labels"]), "--labeler-column", "worker", "--features", str(paths["tasks"])]
@@ -105,20 +108,28 @@ def _bad_inputs(paths, tmp_path):
           "--researcher", "R"], ["missing from the features in", "missing.csv", "t003"]),
         (["crowd", str(paths["labels"]), "--labeler-column", "worker", "--features", str(tmp_path / "nan.csv"),
           "--researcher", "R"], ["missing or infinite", "nan.csv", "t060"]),
-        (base + ["--researcher", "R", "--n-factors", "0"], ["n_factors"]),
+        (base + ["--researcher", "R", "--n-factors", "0"], ["--n-factors must be an integer >= 1, got 0"]),
         (["crowd", str(paths["crowd"]), "--labeler-column", "worker", "--gold", str(paths["gold"]), "--features",
-          str(paths["tasks"]), "--researcher", "w3"], ["w3", "crowd"]),
+          str(paths["tasks"]), "--researcher", "w3"], ["--researcher 'w3' is also the id of a labeler", "crowd"]),
         (base + ["--researcher", "R", "--label-column", "answer"], ["--label-column", "answer"]),
         (base + ["--researcher", "R", "--suggest-out", str(tmp_path / "s.csv")], ["--suggest"]),
-        (base + ["--researcher", "R", "--suggest", "2", "--ask", "everyone"], ["ask"]),
-        (base + ["--researcher", "R", "--positive", "perhaps"], ["perhaps"]),
-        (base + ["--researcher", "R", "--thin", "500", "--n-samples", "100"], ["thin"]),
+        (base + ["--researcher", "R", "--suggest", "2", "--ask", "everyone"], ["--ask must be one of", "'everyone'"]),
+        (base + ["--researcher", "R", "--positive", "perhaps"], ["--positive 'perhaps' is not one of the labels"]),
+        (base + ["--researcher", "R", "--thin", "500", "--n-samples", "100"], ["--thin 500 exceeds --n-samples 100"]),
         (base + ["--researcher", "R", "--ask", "crowd"], ["--ask", "--suggest"]),
-        (base + ["--researcher", "R", "--suggest", "100000"], ["n_suggest = 100000", "only 64", "at most 64"]),
+        (base + ["--researcher", "R", "--suggest", "100000"], ["--suggest 100000 but", "only 64", "at most 64"]),
         (base + ["--researcher", "R", "--suggest", "100000", "--ask", "crowd"], ["only ", "at most"]),
-        (base + ["--researcher", "R", "--n-factors", "100000"], ["n_factors=100000", "GiB", "memory"]),
-        (base + ["--researcher", "R", "--n-burnin", "100000000000000000000000"], ["n_burnin", "could not finish"]),
-        (base + ["--researcher", "R", "--n-samples", "99999999999999999999999"], ["n_samples", "could not finish"]),
+        (base + ["--researcher", "R", "--n-factors", "100000"], ["--n-factors 100000 needs", "GiB", "memory", "lower --n-factors"]),
+        (base + ["--researcher", "R", "--n-burnin", "100000000000000000000000"], ["--n-burnin must be", "could not finish"]),
+        (base + ["--researcher", "R", "--n-samples", "99999999999999999999999"], ["--n-samples must be", "could not finish"]),        (base + ["--researcher", "R", "--alpha", "-1"], ["--alpha must be a number > 0, got -1.0"]),
+        (base + ["--researcher", "R", "--alpha", "nan"], ["--alpha must be a number > 0, got nan"]),
+        (base + ["--researcher", "R", "--sigma", "0"], ["--sigma must be a number in"]),
+        (base + ["--researcher", "R", "--n-chains", "0"], ["--n-chains must be an integer >= 1, got 0"]),
+        (base + ["--researcher", "R", "--thin", "0"], ["--thin must be an integer >= 1, got 0"]),
+        (base + ["--researcher", "R", "--random-state", "-1"], ["--random-state must be a non-negative integer"]),
+        (base + ["--researcher", "R", "--features-task-column", "zz"], ["--features-task-column 'zz' is not a column"]),
+        (["crowd", str(paths["labels"]), "--labeler-column", "worker", "--features", str(tmp_path / "text.csv"),
+          "--researcher", "R"], ["column 'a'", "not numeric", "data row 1 has 'tall'"]),
     ]
 
 

@@ -270,7 +270,7 @@ def _costs(text):
         (None, ["--ridge", -1], ["ridge must be a number >= 0"]),
         (None, ["--algorithm", "scoring", "--ridge", 1], ["ridge applies to algorithm='full' only"]),
         (None, ["--algorithm", "copies", "--ridge", 0], ["algorithm='copies' does not use it"]),
-        (None, ["--value-column", "score"], ["no column score"]),
+        (None, ["--value-column", "score"], ["--value-column 'score' is not a column"]),
     ],
 )
 def test_bad_input_fails_in_one_line_and_writes_nothing(crowd, tmp_path, spoil, args, words):

@@ -168,3 +168,12 @@ def test_from_long_builds_a_consistent_matrix_or_raises_a_paucity_error(rows, po
         sign = labels.values[labels.task_ids.get_loc(task), labels.labeler_ids.get_loc(labeler)]
         assert sign == labels.label_mapping[label]
     assert labels.n_labels == len({(t, l) for t, l, _ in rows} | {(t, researcher) for t in (gold or {})})
+
+
+def test_from_frame_is_the_constructor_and_from_long_its_alias():
+    df = pd.DataFrame({"task": ["t1", "t1", "t2"], "labeler": ["w1", "w2", "w1"], "label": ["no", "yes", "yes"]})
+    built, alias = LabelMatrix.from_frame(df), LabelMatrix.from_long(df)
+    assert (built.values != alias.values).nnz == 0
+    assert list(built.task_ids) == list(alias.task_ids) and built.label_mapping == alias.label_mapping
+    with pytest.raises(InputError, match=r"first: data row 2\)"):
+        LabelMatrix.from_frame(df.assign(label=["no", None, "yes"]))

@@ -90,10 +90,10 @@ def test_complete_names_what_is_short_or_drops_it():
 @pytest.mark.parametrize(
     "data, message",
     [
-        (frame([("a", "x", "tall")]), r"must hold numbers.*row 0 holds 'tall'"),
-        (frame([("a", "x", 1.0), ("a", "x", np.nan)]), "missing or infinite value at row 1"),
-        (frame([("a", "x", np.inf)]), "missing or infinite value at row 0"),
-        (frame([(None, "x", 1.0)]), "column 'object' has a missing name at row 0"),
+        (frame([("a", "x", "tall")]), r"must hold numbers.*data row 1 holds 'tall'"),
+        (frame([("a", "x", 1.0), ("a", "x", np.nan)]), "missing or infinite value at data row 2"),
+        (frame([("a", "x", np.inf)]), "missing or infinite value at data row 1"),
+        (frame([(None, "x", 1.0)]), "column 'object' has a missing name at data row 1"),
         (pd.DataFrame({"object": ["a"], "value": [1.0]}), "no column attribute"),
         (frame([]), "no rows"),
     ],
@@ -126,3 +126,11 @@ def test_junk_tables_raise_only_paucity_errors(rows):
         judgments.complete()
     except PaucityError:
         pass
+
+
+def test_from_frame_is_the_constructor_from_a_table():
+    frame = pd.DataFrame({"photo": ["007", "007", "NA"], "question": ["tall"] * 3, "answer": [1, 0, 1]})
+    built = Judgments.from_frame(frame, object="photo", attribute="question", value="answer")
+    assert built.to_frame().equals(Judgments(frame, object="photo", attribute="question", value="answer").to_frame())
+    with pytest.raises(InputError, match="data row 2"):
+        Judgments.from_frame(frame.assign(answer=[1, "x", 0]), object="photo", attribute="question", value="answer")

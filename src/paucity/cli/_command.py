@@ -22,6 +22,8 @@ import contextlib
 import os
 import sys
 import warnings
+from collections.abc import Mapping
+from contextvars import ContextVar
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -34,11 +36,25 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 
 
+#: The running command's options: {Python parameter name: its spelling on the command line}.
+_OPTIONS: ContextVar[dict] = ContextVar("paucity_command_options", default={})
+
+
 @contextlib.contextmanager
-def one_line_errors():
-    """Turn paucity's errors (and unreadable paths) into a one-line message and exit code 2."""
+def one_line_errors(spelling: Mapping[str, str] | bool = False):
+    """Turn paucity's errors (and unreadable paths) into a one-line message and exit code 2.
+
+    With ``spelling``, the library's messages name its parameters as the command line spells them
+    (``--n-factors 0``, not ``n_factors=0``; :mod:`paucity._spelling`): ``True`` for the command's own
+    options (a library parameter of the same name as a command parameter), or a mapping of further
+    ``{library parameter: option}`` on top of them.
+    """
+    from .._spelling import option_spelling
+
+    names = {} if spelling is False else {**_OPTIONS.get(), **({} if spelling is True else dict(spelling))}
     try:
-        yield
+        with option_spelling(names):
+            yield
     except (PaucityError, OSError, ImportError) as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if isinstance(exc, ModuleNotFoundError) and exc.name and extra_of(exc.name):
@@ -165,12 +181,17 @@ class PaucityCommand(TyperCommand):
             return super().parse_args(ctx, args)
 
     def invoke(self, ctx):
+        options = {param.name: next((o for o in param.opts if o.startswith("--")), param.opts[0])
+                   for param in self.params if param.name and param.opts and param.opts[0].startswith("-")}
+        token = _OPTIONS.set(options)
         try:
             with one_line_usage(self.name), warnings_in_one_line(), compile_notice():  # values are converted here
                 return super().invoke(ctx)
         except KeyboardInterrupt:
             print("interrupted", file=sys.stderr)
             raise typer.Exit(code=EXIT_INTERRUPTED) from None
+        finally:
+            _OPTIONS.reset(token)
 
 
 #: Said on stderr when a command's first run compiles paucity's kernels (later runs load them from the cache).

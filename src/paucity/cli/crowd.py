@@ -88,7 +88,7 @@ def crowd(
     from .. import io
     from ..crowd import LabelMatrix, pool
 
-    with one_line_errors():
+    with one_line_errors(spelling={"n_suggest": "--suggest"}):
         out = io.check_output_path(out, option="--out")
         if suggest_out is not None and not suggest:
             raise ParameterError("--suggest-out names where --suggest writes; give --suggest N too, or leave it out.")
@@ -111,7 +111,7 @@ def crowd(
             if gold_table[task_column].duplicated().any():
                 repeated = gold_table[task_column][gold_table[task_column].duplicated()].iloc[0]
                 raise InputError(f"{gold} gives task {repeated!r} more than one gold label; keep one per task.")
-        matrix = LabelMatrix.from_long(
+        matrix = LabelMatrix.from_frame(
             table, task=task_column, labeler=labeler_column, label=label_column, positive=positive,
             gold=gold_table, researcher=researcher if gold is not None else None,
         )
@@ -160,18 +160,13 @@ def _features(path: Path, features_task_column: Optional[str], task_column: str)
     if features_task_column is None:
         columns = io.read_frame(path).columns
         features_task_column = task_column if task_column in columns else columns[0]
-    frame = io.read_frame(path, text_columns=[features_task_column])
-    check_columns(frame, path, {"--features-task-column": features_task_column})
-    if frame[features_task_column].isna().any():
-        raise InputError(f"{path} has rows without a task id (column {features_task_column!r}); drop or fill them.")
-    frame = frame.set_index(features_task_column)
+    frame = io.read_frame(path, index_column=features_task_column, numeric_columns=True,
+                          spelling={"index_column": "--features-task-column"})
     if frame.shape[1] == 0:
         raise InputError(f"{path} has no feature columns beside the task id {features_task_column!r}.")
-    numeric = frame.select_dtypes("number")
-    if numeric.shape[1] == frame.shape[1]:
-        bad = frame.index[~np.isfinite(numeric.to_numpy(dtype=float)).all(axis=1)]
-        if len(bad):
-            shown = ", ".join(map(repr, list(bad[:3])))
-            raise InputError(f"{path} has missing or infinite features for {len(bad)} task(s) ({shown}); "
-                             "impute them or drop those rows.")
+    bad = frame.index[~np.isfinite(frame.to_numpy(dtype=float)).all(axis=1)]
+    if len(bad):
+        shown = ", ".join(map(repr, list(bad[:3])))
+        raise InputError(f"{path} has missing or infinite features for {len(bad)} task(s) ({shown}); "
+                         "impute them or drop those rows.")
     return frame

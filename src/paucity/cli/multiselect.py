@@ -10,6 +10,7 @@ import typer
 
 from .._errors import InputError
 from ._command import one_line_errors
+from ._tables import check_columns
 
 __all__ = ["multiselect"]
 
@@ -107,7 +108,10 @@ def multiselect(
     with one_line_errors():
         io.check_output_path(out, option="--out")
         columns = {"object": object_column, "attribute": attribute_column, "value": value_column}
-        training = Judgments.read(judgments, **columns)
+        table = io.read_frame(judgments, text_columns=[object_column, attribute_column])
+        check_columns(table, judgments, {"--object-column": object_column, "--attribute-column": attribute_column,
+                                         "--value-column": value_column})
+        training = Judgments.from_frame(table, **columns)
         label_table = _two_columns(labels, object_column, "object and label", "--labels")
         cost_table = _two_columns(costs, attribute_column, "attribute and cost", "--costs") if costs else None
         result = plan(

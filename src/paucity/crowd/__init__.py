@@ -8,7 +8,7 @@ factors, so the researcher's model borrows from the labelers who think like
 her.
 
 - :class:`LabelMatrix`: tasks x labelers of -1, 0 (not labelled), +1, sparse,
-  with task and labeler ids; :meth:`LabelMatrix.from_long` reads a long table.
+  with task and labeler ids; :meth:`LabelMatrix.from_frame` reads a long table.
   :func:`align_features` lines task features up with it.
 - :class:`BBMC`: the latent-feature probit model and its Gibbs sampler
   (eqs. 3.1-3.7), predictions by eq. (3.2), Table 3.1's log likelihood.

@@ -84,7 +84,7 @@ class LabelPredictor:
         Parameters
         ----------
         labels : pandas.DataFrame or LabelMatrix
-            A long table read by :meth:`LabelMatrix.from_long` (columns task,
+            A long table read by :meth:`LabelMatrix.from_frame` (columns task,
             labeler and label, or crowd-kit's task, worker and label), or a
             label matrix.
         X : array-like of shape (n_tasks, n_features) or pandas.DataFrame
@@ -93,7 +93,7 @@ class LabelPredictor:
         researcher : object, optional
             The researcher's labeler id, as for ``fit``.
         positive : object, optional
-            The label value mapped to +1, as for ``from_long`` (a DataFrame
+            The label value mapped to +1, as for ``from_frame`` (a DataFrame
             only).
 
         Returns
@@ -108,10 +108,10 @@ class LabelPredictor:
         if X is None:
             raise ParameterError(
                 f"{owner} needs the task features X: {type(self).__name__} predicts the researcher's labels from "
-                "them; without features use majority_vote(LabelMatrix.from_long(df)) or aggregate(...)."
+                "them; without features use majority_vote(LabelMatrix.from_frame(df)) or aggregate(...)."
             )
         if isinstance(labels, pd.DataFrame):
-            labels = LabelMatrix.from_long(labels, positive=positive)
+            labels = LabelMatrix.from_frame(labels, positive=positive)
         elif not isinstance(labels, LabelMatrix):
             raise InputTypeError(
                 f"{owner} reads a long table (a pandas DataFrame with columns task, labeler or worker, label) or a "

@@ -162,7 +162,7 @@ def disagreement(labels: LabelMatrix, *, exclude=None) -> np.ndarray:
     >>> import pandas as pd
     >>> table = pd.DataFrame({"task": [0, 0, 0, 1, 1], "labeler": ["a", "b", "c", "a", "b"],
     ...                       "label": [1, 1, -1, 1, 1]})
-    >>> disagreement(LabelMatrix.from_long(table)).round(2)
+    >>> disagreement(LabelMatrix.from_frame(table)).round(2)
     array([0.33, 0.  ])
     """
     values = labels.values.tocsc().astype(np.int64)

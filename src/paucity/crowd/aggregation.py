@@ -65,7 +65,7 @@ def aggregate(labels, *, method="dawid_skene", exclude=None, max_iter=100, tol=1
     >>> from paucity.crowd import LabelMatrix, aggregate
     >>> table = pd.DataFrame({"task": [0, 0, 0, 1, 1], "labeler": ["a", "b", "c", "a", "b"],
     ...                       "label": ["y", "y", "n", "n", "n"]})
-    >>> aggregate(LabelMatrix.from_long(table), method="dawid_skene")["label"].tolist()  # doctest: +SKIP
+    >>> aggregate(LabelMatrix.from_frame(table), method="dawid_skene")["label"].tolist()  # doctest: +SKIP
     ['y', 'n']
     """
     if not isinstance(labels, LabelMatrix):

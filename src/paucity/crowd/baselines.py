@@ -36,7 +36,7 @@ def majority_vote(labels: LabelMatrix, *, exclude=None) -> np.ndarray:
     >>> import pandas as pd
     >>> table = pd.DataFrame({"task": [0, 0, 0, 1, 1], "labeler": ["a", "b", "c", "a", "b"],
     ...                       "label": [1, 1, -1, 1, -1]})
-    >>> majority_vote(LabelMatrix.from_long(table))
+    >>> majority_vote(LabelMatrix.from_frame(table))
     array([1, 0], dtype=int8)
     """
     values = labels.values.tocsc().astype(np.int64)
@@ -150,7 +150,7 @@ class GOLD(_LogisticBaseline):
     >>> from paucity.crowd import GOLD, LabelMatrix
     >>> X = np.array([[-2.0], [-1.0], [1.0], [2.0]])
     >>> table = pd.DataFrame({"task": [0, 1, 2, 3], "labeler": "me", "label": ["no", "no", "yes", "yes"]})
-    >>> model = GOLD().fit(LabelMatrix.from_long(table, positive="yes"), X, researcher="me")
+    >>> model = GOLD().fit(LabelMatrix.from_frame(table, positive="yes"), X, researcher="me")
     >>> model.predict([[3.0], [-3.0]])
     array(['yes', 'no'], dtype='<U3')
     """
@@ -193,7 +193,7 @@ class CONS(_LogisticBaseline):
     >>> X = np.array([[-2.0], [-1.0], [1.0], [2.0]])
     >>> table = pd.DataFrame({"task": [0, 0, 1, 2, 3, 3], "labeler": ["a", "b", "a", "b", "a", "b"],
     ...                       "label": [-1, -1, -1, 1, 1, 1]})
-    >>> model = CONS().fit(LabelMatrix.from_long(table), X)
+    >>> model = CONS().fit(LabelMatrix.from_frame(table), X)
     >>> model.predict([[3.0], [-3.0]])
     array([ 1, -1])
     """

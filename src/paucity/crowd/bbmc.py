@@ -11,6 +11,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.special import log_ndtr, ndtr
 from sklearn.base import BaseEstimator
 
+from .._spelling import given, spelled, spells
 from .._errors import InputError, InputTypeError, ParameterError
 from .._progress import progress_bar
 from .._validation import (BOOLEAN, RANDOM_STATE, Interval, Iterations, check_is_fitted, check_memory,
@@ -36,8 +37,9 @@ def _check_sizes(params: dict, *, n_labelers: int, n_columns: int) -> None:
     check_memory((min(_TRACE, int(params["n_samples"])) + 1, n_labelers, K), cause=factors, owner="BBMC",
                  what="the traced factor assignments")
     kept = int(params["n_chains"]) * (int(params["n_samples"]) // int(params["thin"]))
-    check_memory((kept, d), cause=f"n_samples={params['n_samples']} with n_chains={params['n_chains']}", owner="BBMC",
-                 what="the kept draws", hint="lower n_samples or n_chains, or raise thin")
+    check_memory((kept, d), cause=f"{given('n_samples', params['n_samples'])} with {given('n_chains', params['n_chains'])}",
+                 owner="BBMC", what="the kept draws",
+                 hint=f"lower {spelled('n_samples')} or {spelled('n_chains')}, or raise {spelled('thin')}")
 
 
 def _pool(labels, X, features):
@@ -58,7 +60,7 @@ def _pool(labels, X, features):
 def _researcher_column(labels, researcher) -> int:
     if not isinstance(labels, LabelMatrix):
         raise InputTypeError(
-            f"labels must be a LabelMatrix (e.g. LabelMatrix.from_long(table, ...)), got {type(labels).__name__}."
+            f"labels must be a LabelMatrix (e.g. LabelMatrix.from_frame(table, ...)), got {type(labels).__name__}."
         )
     if researcher is None:
         raise ParameterError(
@@ -194,7 +196,7 @@ class BBMC(LabelPredictor, BaseEstimator):
     ...         for i in range(60) for l in range(12) if rng.random() < 0.3]
     >>> rows += [(i, "me", truth[i]) for i in range(4)]
     >>> table = pd.DataFrame(rows, columns=["task", "labeler", "label"])
-    >>> labels = LabelMatrix.from_long(table, positive="yes")
+    >>> labels = LabelMatrix.from_frame(table, positive="yes")
     >>> features = pd.DataFrame(X, columns=["a", "b"])
     >>> model = BBMC(n_factors=2, n_burnin=200, n_samples=400, random_state=0).fit(labels, features, researcher="me")
     >>> new = pd.DataFrame([[1.0, -1.0], [-1.0, 1.0]], columns=["a", "b"])
@@ -252,8 +254,8 @@ class BBMC(LabelPredictor, BaseEstimator):
         params = validate_params(self)
         if params["thin"] > params["n_samples"]:
             raise ParameterError(
-                f"thin={params['thin']} exceeds n_samples={params['n_samples']}, so no draw would be kept; "
-                "lower thin or raise n_samples."
+                f"{given('thin', params['thin'])} exceeds {given('n_samples', params['n_samples'])}, so no draw would "
+                f"be kept; lower {spelled('thin')} or raise {spelled('n_samples')}."
             )
         position = _researcher_column(labels, researcher)
         features, names = align_features(labels, X)
@@ -503,7 +505,7 @@ class BBMC(LabelPredictor, BaseEstimator):
         >>> X = pd.DataFrame(rng.normal(size=(40, 2)), columns=["a", "b"])
         >>> rows = [(i, f"w{l}", int(np.sign(X.loc[i, "a"] + 0.3 * rng.normal()))) for i in range(40) for l in range(3)]
         >>> rows += [(i, "me", int(np.sign(X.loc[i, "a"]))) for i in range(3)]
-        >>> labels = LabelMatrix.from_long(pd.DataFrame(rows, columns=["task", "labeler", "label"]))
+        >>> labels = LabelMatrix.from_frame(pd.DataFrame(rows, columns=["task", "labeler", "label"]))
         >>> model = BBMC(n_factors=2, n_burnin=100, n_samples=200, random_state=0).fit(labels, X, researcher="me")
         >>> best = model.suggest(3)
         >>> list(best.columns), len(best), bool(best["utility"].is_monotonic_decreasing)

@@ -1,7 +1,7 @@
 """Crowd labels as a sparse tasks x labelers matrix of -1, 0 (not labelled) and +1 (seed 003, §3.3).
 
 Crowd platforms export long tables (one row per task, labeler and answer);
-:meth:`LabelMatrix.from_long` reads one, maps its two answers to -1 and +1 and
+:meth:`LabelMatrix.from_frame` reads one, maps its two answers to -1 and +1 and
 keeps the mapping, so predictions come back in the table's own words. Every
 reader of such a table takes crowd-kit's column names (``worker``, ``task``,
 ``label``) as well as paucity's (``labeler``, ``task``, ``label``):
@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .._spelling import given, spelled, spells
 from .._errors import InputError, InputTypeError, ParameterError, ShapeMismatchError
 from .._validation import check_matrix
 
@@ -138,7 +139,7 @@ class LabelMatrix:
     >>> import pandas as pd
     >>> table = pd.DataFrame({"task": ["t1", "t1", "t2", "t3"], "worker": ["ann", "bob", "ann", "bob"],
     ...                       "answer": ["left", "above", "left", "above"]})
-    >>> labels = LabelMatrix.from_long(table, labeler="worker", label="answer", positive="above")
+    >>> labels = LabelMatrix.from_frame(table, labeler="worker", label="answer", positive="above")
     >>> labels
     LabelMatrix(3 tasks x 2 labelers, 4 labels; 'left' -> -1, 'above' -> +1)
     >>> labels.to_dense().to_numpy()
@@ -170,7 +171,7 @@ class LabelMatrix:
             bad = data[~np.isin(data, (-1, 0, 1))]
             raise InputError(
                 f"values must be -1, +1 or 0 (not labelled), got {_examples(np.unique(bad))}. "
-                "Build the matrix from a long table with LabelMatrix.from_long to map any two labels to -1 and +1."
+                "Build the matrix from a long table with LabelMatrix.from_frame to map any two labels to -1 and +1."
             )
         matrix = matrix.astype(np.int8)
         matrix.eliminate_zeros()
@@ -192,9 +193,14 @@ class LabelMatrix:
     # --- reading ------------------------------------------------------------------------------------------
 
     @classmethod
-    def from_long(cls, df, *, task=None, labeler=None, label=None, positive=None,
-                  gold=None, researcher=None):
-        """Read a long table (one row per task, labeler and label), as crowd platforms export.
+    def from_frame(cls, df, *, task=None, labeler=None, label=None, positive=None,
+                   gold=None, researcher=None):
+        """Build the matrix from a long table (one row per task, labeler and label), as crowd platforms export.
+
+        The one constructor from a table, as every data container of paucity
+        has (:meth:`paucity.ranking.Comparisons.from_frame`, ...); read a file
+        with :func:`paucity.io.read_frame` first. A bad row is named by its
+        data row, counted from 1 (the first row under the header).
 
         Parameters
         ----------
@@ -234,13 +240,13 @@ class LabelMatrix:
         >>> import pandas as pd
         >>> df = pd.DataFrame({"worker": ["w1", "w2", "w1"], "task": ["t1", "t1", "t2"],
         ...                    "label": ["no", "yes", "yes"]})
-        >>> LabelMatrix.from_long(df)
+        >>> LabelMatrix.from_frame(df)
         LabelMatrix(2 tasks x 2 labelers, 3 labels; 'no' -> -1, 'yes' -> +1)
-        >>> list(LabelMatrix.from_long(df).labeler_ids)
+        >>> list(LabelMatrix.from_frame(df).labeler_ids)
         ['w1', 'w2']
         """
         if not isinstance(df, pd.DataFrame):
-            raise InputTypeError(f"from_long reads a pandas DataFrame, got {type(df).__name__}.")
+            raise InputTypeError(f"from_frame reads a pandas DataFrame, got {type(df).__name__}.")
         task, labeler, label = long_columns(df, task=task, labeler=labeler, label=label)
         table = df[[task, labeler, label]].copy()
         table.columns = ["task", "labeler", "label"]
@@ -257,7 +263,8 @@ class LabelMatrix:
         if missing.any():
             first = int(np.flatnonzero(missing.to_numpy())[0])
             raise InputError(
-                f"The table has {int(missing.sum())} row(s) with a missing task, labeler or label (first: row {first}). "
+                f"The table has {int(missing.sum())} row(s) with a missing task, labeler or label (first: data row "
+                f"{first + 1}). "
                 "Drop them (df.dropna(subset=[task, labeler, label])) or fill them in."
             )
         mapping = cls._mapping(table["label"], label, positive)
@@ -287,6 +294,18 @@ class LabelMatrix:
         )
         return cls(matrix, task_ids=task_ids, labeler_ids=labeler_ids, label_mapping=mapping)
 
+    @classmethod
+    def from_long(cls, df, **kwargs):
+        """The same as :meth:`from_frame` (its earlier name, kept as an alias).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> LabelMatrix.from_long(pd.DataFrame({"task": ["t1"], "labeler": ["w1"], "label": [1]}), positive=1)
+        LabelMatrix(1 tasks x 1 labelers, 1 labels; 1 -> +1)
+        """
+        return cls.from_frame(df, **kwargs)
+
     @staticmethod
     def _gold_rows(gold, table, task, label, researcher):
         if researcher is None:
@@ -294,7 +313,7 @@ class LabelMatrix:
         crowd = pd.Index(pd.unique(table["labeler"]))
         if researcher in crowd:
             raise ParameterError(
-                f"researcher={researcher!r} is also the id of a labeler in the crowd's table; "
+                f"{given('researcher', researcher)} is also the id of a labeler in the crowd's table; "
                 "choose a researcher id no crowd labeler has (or rename that labeler)."
             )
         if isinstance(gold, pd.Series):
@@ -325,7 +344,7 @@ class LabelMatrix:
         if positive is not None:
             if positive not in values and len(values) == 2:
                 raise ParameterError(
-                    f"positive={positive!r} is not one of the labels in column {column!r} ({_examples(values)}); "
+                    f"{given('positive', positive)} is not one of the labels in column {column!r} ({_examples(values)}); "
                     "pass one of them."
                 )
             matches = [v for v in values if v == positive]

@@ -114,7 +114,7 @@ def active_loop(model, oracle, n_queries=100, every=200, *, strategy="bbmc", lab
     >>> X = pd.DataFrame(rng.normal(size=(30, 2)), columns=["a", "b"])
     >>> rows = [(i, f"w{l}", int(np.sign(X.loc[i, "a"] + 0.3 * rng.normal()))) for i in range(30) for l in range(3)]
     >>> rows += [(i, "me", int(np.sign(X.loc[i, "a"]))) for i in range(3)]
-    >>> labels = LabelMatrix.from_long(pd.DataFrame(rows, columns=["task", "labeler", "label"]))
+    >>> labels = LabelMatrix.from_frame(pd.DataFrame(rows, columns=["task", "labeler", "label"]))
     >>> model = BBMC(n_factors=2, n_burnin=100, n_samples=100, random_state=0).fit(labels, X, researcher="me")
     >>> def researcher(task, labeler):
     ...     return int(np.sign(X.loc[task, "a"]))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._spelling import given, spelled, spells
 from .._errors import InputError, InputTypeError, ParameterError
 from .._validation import Interval, Options, check_parameter
 from .bbmc import BBMC
@@ -92,7 +93,7 @@ def pool(labels, X, *, researcher, n_suggest=0, ask="researcher", n_factors=4, a
     ----------
     labels : LabelMatrix
         The crowd's labels and the researcher's gold labels (her column), e.g. from
-        :meth:`LabelMatrix.from_long` with ``gold=`` and ``researcher=``.
+        :meth:`LabelMatrix.from_frame` with ``gold=`` and ``researcher=``.
     X : pandas.DataFrame
         Task features indexed by task id: every labelled task and any others to predict (or to ask
         about). Every value must be finite.
@@ -122,7 +123,7 @@ def pool(labels, X, *, researcher, n_suggest=0, ask="researcher", n_factors=4, a
     ...         for i in range(50) for l in range(12) if rng.random() < 0.3]
     >>> crowd = pd.DataFrame(rows, columns=["task", "labeler", "label"])
     >>> gold = pd.Series(truth[:5], index=range(5))
-    >>> labels = LabelMatrix.from_long(crowd, gold=gold, researcher="me", positive="yes")
+    >>> labels = LabelMatrix.from_frame(crowd, gold=gold, researcher="me", positive="yes")
     >>> result = pool(labels, X, researcher="me", n_suggest=2, n_factors=2, n_burnin=200, n_samples=400,
     ...               random_state=0)
     >>> result.predictions.shape, list(result.predictions.columns)
@@ -134,23 +135,23 @@ def pool(labels, X, *, researcher, n_suggest=0, ask="researcher", n_factors=4, a
     """
     if not isinstance(labels, LabelMatrix):
         raise InputTypeError(
-            f"labels must be a LabelMatrix (e.g. LabelMatrix.from_long(table, ...)), got {type(labels).__name__}."
+            f"labels must be a LabelMatrix (e.g. LabelMatrix.from_frame(table, ...)), got {type(labels).__name__}."
         )
     if not isinstance(X, pd.DataFrame):
         raise InputTypeError(
             f"X must be a pandas DataFrame of task features indexed by task id, got {type(X).__name__}."
         )
     n_suggest = check_parameter(n_suggest, "n_suggest", [Interval(numbers.Integral, 0, None)], owner="pool",
-                                hint="n_suggest is how many pairs to suggest asking next (0 for none).")
+                                hint=f"{spelled('n_suggest')} is how many pairs to suggest asking next (0 for none).")
     ask = check_parameter(ask, "ask", [Options("researcher", "crowd")], owner="pool",
-                          hint="ask says whom suggestions may ask: 'researcher' or 'crowd'.")
+                          hint=f"{spelled('ask')} says whom suggestions may ask: 'researcher' or 'crowd'.")
     _check_finite(X)
     if n_suggest:  # before the chains run: the pairs there are do not depend on them
         available = _n_candidates(labels, X, researcher, ask)
         if n_suggest > available:
             raise ParameterError(
-                f"pool: n_suggest = {n_suggest} but there are only {available} (task, labeler) pairs not labelled yet "
-                f"for ask={ask!r}; ask for at most {available}."
+                f"{'' if spells() else 'pool: '}{given('n_suggest', n_suggest)} but there are only {available} "
+                f"(task, labeler) pairs not labelled yet for {given('ask', ask)}; ask for at most {available}."
             )
     model = BBMC(n_factors=n_factors, alpha=alpha, sigma=sigma, n_burnin=n_burnin, n_samples=n_samples, thin=thin,
                  n_chains=n_chains, random_state=random_state, progress=progress)

@@ -140,13 +140,13 @@ class Judgments:
         for name, column in ((object, objects_column), (attribute, attributes_column)):
             if column.isna().any():
                 row = int(np.flatnonzero(column.isna().to_numpy())[0])
-                raise InputError(f"column {name!r} has a missing name at row {row}; drop or fill it.")
+                raise InputError(f"column {name!r} has a missing name at data row {row + 1}; drop or fill it.")
         values = pd.to_numeric(data[value], errors="coerce")
         bad = values.isna().to_numpy() & ~data[value].isna().to_numpy()
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             raise InputError(
-                f"column {value!r} must hold numbers (0/1 for binary attributes); row {row} holds "
+                f"column {value!r} must hold numbers (0/1 for binary attributes); data row {row + 1} holds "
                 f"{data[value].iloc[row]!r} (object {objects_column.iloc[row]!r}, attribute "
                 f"{attributes_column.iloc[row]!r})."
             )
@@ -154,7 +154,7 @@ class Judgments:
         if not np.isfinite(values).all():
             row = int(np.flatnonzero(~np.isfinite(values))[0])
             raise InputError(
-                f"column {value!r} has a missing or infinite value at row {row} (object "
+                f"column {value!r} has a missing or infinite value at data row {row + 1} (object "
                 f"{objects_column.iloc[row]!r}, attribute {attributes_column.iloc[row]!r}); drop the row or fill it."
             )
         self.objects = _names(objects_column)
@@ -173,9 +173,30 @@ class Judgments:
 
     # -- reading ----------------------------------------------------------------------------------
     @classmethod
+    def from_frame(cls, df: pd.DataFrame, *, object: str = "object", attribute: str = "attribute",
+                   value: str = "value") -> Judgments:
+        """Judgments from a long table (one row per judgment): the same as ``Judgments(df, ...)``.
+
+        The one constructor from a table, as every data container of paucity
+        has (:meth:`paucity.ranking.Comparisons.from_frame`,
+        :meth:`paucity.crowd.LabelMatrix.from_frame`, ...); read a file with
+        :func:`paucity.io.read_frame` first. A bad row is named by its data
+        row, counted from 1 (the first row under the header).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> frame = pd.DataFrame({"photo": ["007", "007"], "question": ["tall", "tall"], "answer": [1, 0]})
+        >>> Judgments.from_frame(frame, object="photo", attribute="question", value="answer")
+        Judgments(2 judgments of 1 attributes on 1 objects)
+        """
+        return cls(df, object=object, attribute=attribute, value=value)
+
+    @classmethod
     def read(cls, path, object: str = "object", attribute: str = "attribute", value: str = "value") -> Judgments:
         """Read judgments from a CSV/TSV (optionally gzipped) or Parquet file in long format.
 
+        A shorthand for :func:`paucity.io.read_frame` then :meth:`from_frame`.
         The object and attribute columns are read as text, exactly as written:
         ``"00024"`` stays ``"00024"`` and ``NA`` is a name like any other (an
         empty field is missing).
@@ -183,7 +204,7 @@ class Judgments:
         from ..io import read_frame
 
         frame = read_frame(Path(path), text_columns=[object, attribute])
-        return cls(frame, object=object, attribute=attribute, value=value)
+        return cls.from_frame(frame, object=object, attribute=attribute, value=value)
 
     # -- shape ------------------------------------------------------------------------------------
     @property

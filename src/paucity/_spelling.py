@@ -1,0 +1,57 @@
+"""How a parameter is named in a message: its Python name, or the option a command line spells it with.
+
+A library message names the parameter as the Python caller wrote it (``n_factors=0``); a command that
+calls the library sets :func:`option_spelling` for the call, and the same message then names the option
+as its user typed it (``--n-factors 0``). :func:`paucity._validation.check_parameter` and
+:func:`paucity._validation.check_memory` use it; a hand-written message uses :func:`spelled` and
+:func:`given`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
+
+__all__ = ["option_spelling", "spelled", "given", "spells"]
+
+_SPELLING: ContextVar[Mapping[str, str]] = ContextVar("paucity_option_spelling", default={})
+
+
+@contextlib.contextmanager
+def option_spelling(spelling: Mapping[str, str]) -> Iterator[None]:
+    """Within the block, messages name these parameters by these spellings ({python name: option}).
+
+    Examples
+    --------
+    >>> with option_spelling({"n_factors": "--n-factors"}):
+    ...     spelled("n_factors"), given("n_factors", 0), given("thin", 3)
+    ('--n-factors', '--n-factors 0', 'thin=3')
+    >>> spelled("n_factors")
+    'n_factors'
+    """
+    token = _SPELLING.set({**_SPELLING.get(), **spelling})
+    try:
+        yield
+    finally:
+        _SPELLING.reset(token)
+
+
+def spells(name: str | None = None) -> bool:
+    """Whether a command line spells this parameter its own way just now (without a name: any parameter)."""
+    return name in _SPELLING.get() if name is not None else bool(_SPELLING.get())
+
+
+def spelled(name: str) -> str:
+    """The parameter's name as the caller spells it: the option on a command line, else the Python name."""
+    return _SPELLING.get().get(name, name)
+
+
+def given(name: str, value) -> str:
+    """The parameter with its value as the caller wrote it: ``name=value`` in Python, ``--option value`` on a
+    command line (strings quoted in both)."""
+    shown = value.item() if hasattr(value, "item") and not isinstance(value, (str, bytes)) else value
+    option = _SPELLING.get().get(name)
+    if option is None:
+        return f"{name}={shown!r}"
+    return f"{option} {shown!r}"
