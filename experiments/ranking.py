@@ -8,6 +8,7 @@ Run with paucity's development Python from the repository root::
     python experiments/ranking.py fig5_1ab          # bound probabilities against c
     python experiments/ranking.py all --quick      # small grids, few repetitions
     python experiments/ranking.py tune_siamese     # choose the Siamese network's constants on unreported draws
+    python experiments/ranking.py siamese_draws    # the Siamese plateau of Figure 3.5 on four further draws
 
 Subcommands (seed 000 is the thesis of chapter 3, seed 003 the one of chapter 5):
 
@@ -34,6 +35,14 @@ Subcommands (seed 000 is the thesis of chapter 3, seed 003 the one of chapter 5)
     100–104, ``TUNING_SEEDS``): the grid ``SIAMESE_GRID``, criterion the
     mean Kendall tau-b over the three experiments, the three m of their
     panels (b) and the five seeds. The winner is fixed in ``SIAMESE``.
+``siamese_draws``
+    How much the Siamese network's plateau in experiment 2 (Figure 3.5)
+    depends on the draw of the items: experiment 2 at m = 3·10⁴ drawn from
+    the seeds ``DRAW_SEEDS`` (200–203, neither reported nor used for tuning),
+    the Siamese network and similarity-regularized RankCentrality (Q̂^NOS,
+    σ = 2⁻⁴), ``DRAW_REPEATS`` sets of comparisons per draw, seeded as the
+    figure seeds its own; ``experiments/results/ranking_siamese_draws.csv``
+    (a row per draw and method: mean, standard deviation, count).
 ``fig5_1ab``
     Seed 003, §5.5, Figures 5.1(a) and 5.1(b): noiseless permutations of 1000
     items, each pair measured with probability ``c log(n) / n``; the fraction
@@ -104,6 +113,10 @@ RFF_MAX_M = 10000  # RankSVM on random features is fitted up to this many compar
 SIAMESE = {"hidden": (16,), "alpha": 3e-5}
 TUNING_SEEDS = (100, 101, 102, 103, 104)
 SIAMESE_GRID = {"hidden": [(8,), (16,), (20, 20)], "alpha": [1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 1e-1, 1.0]}
+# Further draws of experiment 2 for `siamese_draws` (not SEED, not TUNING_SEEDS), at the m of the plateau.
+DRAW_SEEDS = (200, 201, 202, 203)
+DRAW_M = 30000
+DRAW_REPEATS = 5
 
 DISPLACEMENT = {"n": 8000, "c": 10.0, "runs": 500, "bin_size": 100}
 QUICK_DISPLACEMENT = {"n": 2000, "c": 10.0, "runs": 20, "bin_size": 100}
@@ -282,12 +295,14 @@ def feature_methods(sigma: float, random_state: int, siamese=None):
 
 
 def feature_performance(number: int, m_grid, repeats: int, *, sigma: float, random_state=SEED, n_items=None,
-                        rff_max_m: int = RFF_MAX_M, progress=False) -> pd.DataFrame:
+                        rff_max_m: int = RFF_MAX_M, methods=None, progress=False) -> pd.DataFrame:
     """Kendall's tau-b of every method against m on one feature experiment, a row per run and method.
 
     The items (features and BTL weights) are drawn once; the comparisons
     anew for every m and repetition, all methods fitted on the same ones.
     RankSVM on random features is skipped (NaN) above ``rff_max_m``.
+    ``methods`` (names of :func:`feature_methods`) keeps only those; the
+    draws are the same whichever are kept.
     """
     experiment = feature_experiment(number, n_items=n_items, random_state=np.random.default_rng([random_state, number]))
     v = experiment.log_weights
@@ -297,6 +312,8 @@ def feature_performance(number: int, m_grid, repeats: int, *, sigma: float, rand
         for repeat, rng in enumerate(_streams([random_state, number, m], repeats)):
             comparisons = experiment.comparisons(m, random_state=rng)
             for method, estimator in feature_methods(sigma, int(rng.integers(2**31 - 1))):
+                if methods is not None and method not in methods:
+                    continue
                 if method == "RankSVM random features" and m > rff_max_m:
                     rows.append((number, m, repeat, method, np.nan))
                     continue
@@ -704,6 +721,27 @@ def run_siamese_tuning(*, quick=False, results=RESULTS, progress=True) -> pd.Dat
     return table
 
 
+def siamese_draws(seeds=DRAW_SEEDS, m: int = DRAW_M, repeats: int = DRAW_REPEATS, *, n_items=None,
+                  progress=False) -> pd.DataFrame:
+    """tau-b of the Siamese network and similarity regularization on experiment 2 at one m, per draw of the items."""
+    sigma = FEATURES["fig3_5"]["sigma"]
+    keep = ("Siamese network", f"similarity σ = 2^{np.log2(sigma):g}, Q̂ NOS")
+    runs = pd.concat([feature_performance(2, [m], repeats, sigma=sigma, random_state=seed, n_items=n_items,
+                                          methods=keep, progress=progress).assign(seed=seed) for seed in seeds])
+    return summarize(runs, ["experiment", "m", "seed", "method"], ["tau_b"])
+
+
+def run_siamese_draws(*, repeats=None, quick=False, results=RESULTS, progress=True) -> pd.DataFrame:
+    """Write ``ranking_siamese_draws.csv``: the Siamese plateau of Figure 3.5 on the draws of ``DRAW_SEEDS``."""
+    if quick:
+        table = siamese_draws(DRAW_SEEDS[:2], 1000, repeats or 1, n_items=300, progress=progress)
+    else:
+        table = siamese_draws(repeats=repeats or DRAW_REPEATS, progress=progress)
+        _table(table, Path(results) / "ranking_siamese_draws.csv")
+    print(table.to_string(index=False), flush=True)
+    return table
+
+
 COMMANDS = ("fig3_1", "fig3_2", "fig3_4", "fig3_5", "fig3_6", "fig5_1ab", "fig5_1c")
 
 
@@ -724,13 +762,15 @@ def run(name: str, *, repeats=None, quick=False, seed=SEED, c=None, sweep=True, 
                                 progress=progress)
     if name == "tune_siamese":
         return run_siamese_tuning(quick=quick, results=results, progress=progress)
+    if name == "siamese_draws":
+        return run_siamese_draws(repeats=repeats, quick=quick, results=results, progress=progress)
     raise ValueError(f"unknown experiment {name!r}; expected one of {', '.join(COMMANDS)}, 'tune_siamese' or 'all'.")
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("experiment", choices=(*COMMANDS, "all", "tune_siamese"),
+    p.add_argument("experiment", choices=(*COMMANDS, "all", "tune_siamese", "siamese_draws"),
                    help="which figure to reproduce ('tune_siamese': choose the Siamese network's constants)")
     p.add_argument("--repeats", type=int, default=None,
                    help="repetitions (default: the seeds' 40 for fig3_1/3_2, 20 for fig3_4-3_6 (a), 300 per c for "
