@@ -16,13 +16,13 @@ SEED_ITEMS = {
     "000": [
         "Table 2.1",
         *(f"Example {i}" for i in range(1, 10)),
-        *(f"Figure 2.{i}" for i in range(2, 14)),
+        *(f"Figure 2.{i}" for i in range(1, 14)),
         *(f"Table 2.{i}" for i in range(2, 6)),
         "Table 3.1",
         "§3.5 worked example",
         *(f"Figure 3.{i}" for i in range(1, 7)),
     ],
-    "002": [*(f"Figure {i}" for i in range(1, 9)), "Table 1", "Table 2"],
+    "002": [*(f"Figure {i}" for i in range(1, 9)), "Table 1", "Table 2", "Theorem 3.1", "Theorem 3.2"],
     "003": [
         *(f"Figure 2.{i}" for i in range(1, 7)),
         "Table 2.1",
