@@ -165,3 +165,28 @@ def test_fuzzed_long_tables_read_or_raise_a_paucity_error(tmp_path, rows, value)
         return
     assert value == "value" and all(i != j for i, j, _ in rows)
     assert list(matrix.index) == list(matrix.columns) and (np.diag(matrix.to_numpy()) == 1).all()
+
+
+def test_similarities_from_frame_reads_both_layouts_as_the_file_reader_does(tmp_path):
+    from paucity.clustering import similarities_from_frame
+
+    pairs = pd.DataFrame({"left": ["007", "007", "NA"], "right": ["NA", "b", "b"], "sim": [0.9, 0.1, 0.2]})
+    square = similarities_from_frame(pairs, i="left", j="right", value="sim")
+    pairs.to_csv(tmp_path / "pairs.csv", index=False)
+    pd.testing.assert_frame_equal(square, read_similarities(tmp_path / "pairs.csv", i_column="left", j_column="right",
+                                                            value_column="sim"))
+    again = similarities_from_frame(square.iloc[::-1, :])  # a square frame: index and columns name the items
+    pd.testing.assert_frame_equal(again, square.iloc[::-1, ::-1])
+    with pytest.raises(InputError, match="the table pairs 'b' with itself in data row 2"):
+        similarities_from_frame(pd.DataFrame({"i": ["a", "b"], "j": ["b", "b"], "value": [0.5, 1.0]}))
+    with pytest.raises(InputError, match="no column 'value'"):
+        similarities_from_frame(pd.DataFrame({"i": ["a"], "j": ["b"]}), i="i")
+    with pytest.raises(ShapeMismatchError, match="not a square matrix"):
+        similarities_from_frame(pd.DataFrame({"a": [1.0]}, index=["a", ][:1]).assign(b=0.5))
+
+
+def test_a_square_table_with_a_row_longer_than_its_header_is_refused_naming_it(tmp_path):
+    path = tmp_path / "W.csv"
+    path.write_text("a,b\na,1,0.5\nb,0.5,1\n")
+    with pytest.raises(ReaderError, match="data row 1 has more than the header's 2 field"):
+        read_similarities(path)

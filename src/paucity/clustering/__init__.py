@@ -45,6 +45,7 @@ _WHERE = {
     "MeasurementStore": "store",
     "SimilarityEstimates": "estimates",
     "read_similarities": "files",
+    "similarities_from_frame": "files",
     "read_items": "files",
     "read_answers": "files",
     "read_pairs": "files",

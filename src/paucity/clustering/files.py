@@ -8,7 +8,8 @@ return loses that ``'``, which paucity's CSV writer adds so that spreadsheets
 do not run the name as a formula.
 
 - :func:`read_similarities`: a complete similarity matrix, square or long,
-  for :func:`~paucity.clustering.simulate`;
+  for :func:`~paucity.clustering.simulate`; :func:`similarities_from_frame`
+  builds it from a frame already in memory;
 - :func:`read_items`: the item names of a session;
 - :func:`read_answers`: answers to the pairs a session asked;
 - :func:`read_pairs`: a list of pairs (asks to withdraw).
@@ -16,17 +17,16 @@ do not run the name as a formula.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .._errors import InputError, ReaderError, ShapeMismatchError
+from .._errors import InputError, InputTypeError, ReaderError, ShapeMismatchError
 from .._validation import Instance, check_parameter
 
-__all__ = ["read_similarities", "read_items", "read_answers", "read_pairs", "UNANSWERED", "check_columns",
+__all__ = ["read_similarities", "similarities_from_frame", "read_items", "read_answers", "read_pairs", "UNANSWERED", "check_columns",
            "refuse_repeated"]
 
 #: The values of an answers file's value column that mean "not answered yet" (besides an empty cell).
@@ -110,6 +110,61 @@ def read_similarities(path, *, i_column: str | None = None, j_column: str | None
     return _read_square(path, ending, header)
 
 
+def similarities_from_frame(df: pd.DataFrame, *, i: str | None = None, j: str | None = None,
+                            value: str | None = None) -> pd.DataFrame:
+    """A complete matrix of similarities, with item names, from a table already in memory.
+
+    The one constructor of a similarity table from a frame, as every data
+    container of paucity has one (:meth:`paucity.ranking.Comparisons.from_frame`
+    names its item columns ``i`` and ``j`` too, :meth:`paucity.judgments.Judgments.from_frame`
+    its number ``value``); :func:`read_similarities` reads a file through
+    :func:`paucity.io.read_frame` and calls it. Two layouts:
+
+    - **long**: one row per pair, columns ``i``, ``j`` (item names) and
+      ``value`` (the similarity), or the columns named by ``i``, ``j``,
+      ``value``; each pair once, in either order (both orders when they
+      agree); a row pairing an item with itself is refused naming its data
+      row, counted from 1;
+    - **square**: any other frame, its index and its columns naming the same
+      items (in any order), as ``pandas`` holds a matrix with names.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    i, j, value : str, optional
+        Columns of a long table (default ``"i"``, ``"j"``, ``"value"``); giving one says the table is long.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The square matrix, item names as index and columns (in the order of
+        first appearance), float64; NaN where a long table has no value for a
+        pair. Values are not checked here (:func:`simulate` checks them).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"left": ["a", "a"], "right": ["b", "c"], "sim": [0.9, 0.1]})
+    >>> similarities_from_frame(pairs, i="left", j="right", value="sim").loc["a"].tolist()
+    [1.0, 0.9, 0.1]
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise InputTypeError(f"similarities_from_frame reads a pandas DataFrame, got {type(df).__name__}.")
+    named = {"i": i, "j": j, "value": value}
+    columns = {key: (given if given is not None else key) for key, given in named.items()}
+    if any(given is not None for given in named.values()) or set(columns.values()) <= set(df.columns):
+        if len(df) == 0:
+            raise InputError("the table has no rows; give one row per pair.")
+        return _long_to_square(df, "the table", columns)
+    if len(df) == 0:
+        raise InputError("the table has no rows; give one row and one column per item.")
+    names = pd.Series([name for name in df.index], dtype=object)
+    names = names.where(names.notna())
+    values = df.copy()
+    values.columns = [str(column) if not isinstance(column, str) else column for column in values.columns]
+    return _square(names.reset_index(drop=True), values.reset_index(drop=True), "the table")
+
+
 def _header(path: Path, ending: str, *, restore: bool = True) -> list[str]:
     """The header's names; in a delimited table, without the ``'`` paucity's writer put before a formula's
     first character (unless ``restore=False``)."""
@@ -133,46 +188,30 @@ def _header(path: Path, ending: str, *, restore: bool = True) -> list[str]:
 
 
 def _read_square(path: Path, ending: str, header: list[str]) -> pd.DataFrame:
-    from ..io.files import restore_formulas
-    from ..io.formats import MISSING_MARKERS, SEPARATORS, reading
+    from .. import io
 
     if ending == ".parquet":
-        with reading(path, "a parquet file"):
-            frame = pd.read_parquet(path)
-        if not isinstance(frame.index, pd.RangeIndex):  # names stored as the index
-            frame = frame.reset_index()
+        frame = io.read_frame(path)  # names stored as the index come back as the first column
         names = frame.iloc[:, 0].astype(str).where(frame.iloc[:, 0].notna())
-        values = frame.iloc[:, 1:]
-        values.columns = [str(column) for column in values.columns]
     else:
         if len(header) < 2:
             raise ReaderError(
                 f"{path} has a single column; a square similarity matrix has the item names in its first column "
                 "and one column per item (check the separator: ',' for .csv, tab for .tsv)."
             )
-        written = _header(path, ending, restore=False)  # the header as pandas will name the columns
-        with reading(path, "a table"), warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            try:
-                frame = pd.read_csv(
-                    path,
-                    sep=SEPARATORS[ending.removesuffix(".gz")],
-                    dtype={written[0]: str},
-                    keep_default_na=False,
-                    na_values={name: MISSING_MARKERS for name in written[1:]},
-                    index_col=False,
-                    float_precision="round_trip",  # the numbers written, exactly
-                )
-            except pd.errors.ParserWarning:
-                raise ReaderError(
-                    f"{path} has rows longer than its header: the header of a square matrix names the item column "
-                    "first (e.g. item), then one column per item."
-                ) from None
-        names = restore_formulas(frame.iloc[:, 0].mask(frame.iloc[:, 0] == ""))
-        values = frame.iloc[:, 1:]
-        values.columns = list(restore_formulas([str(column) for column in values.columns]))
+        first = header[0] if header[0] != "" else "Unnamed: 0"  # an empty field, as read_frame names it
+        frame = io.read_frame(path, text_columns=[first])
+        names = frame.iloc[:, 0]
+    values = frame.iloc[:, 1:]
+    values.columns = [str(column) for column in values.columns]
     if frame.shape[0] == 0:
         raise ReaderError(f"{path} has a header but no rows.")
+    return _square(names, values, path)
+
+
+def _square(names: pd.Series, values: pd.DataFrame, path) -> pd.DataFrame:
+    """A square matrix from its row names and its columns of values (named by item), checked; ``path`` names
+    the table in messages."""
     if names.isna().any():
         row = int(names.isna().to_numpy().argmax())
         raise InputError(f"{path} has no item name in data row {row + 1} (its first column); name every row.")
@@ -208,6 +247,10 @@ def _square_from_long(path: Path, columns: dict) -> pd.DataFrame:
     from .. import io
 
     frame = io.read_frame(path, text_columns=[columns["i"], columns["j"]])
+    return _long_to_square(frame, path, columns)
+
+
+def _long_to_square(frame: pd.DataFrame, path, columns: dict) -> pd.DataFrame:
     check_columns(frame, path, columns)
     first, second = frame[columns["i"]], frame[columns["j"]]
     for column, names in ((columns["i"], first), (columns["j"], second)):
