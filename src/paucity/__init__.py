@@ -24,8 +24,9 @@ io
     Readers for h5ad, csv/tsv, 10x mtx folders and parquet; atomic writers.
 """
 
-from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
+
+from ._lazy import lazy_names
 
 try:  # written once, in pyproject.toml; read from the installed package's metadata
     __version__ = version("paucity")
@@ -33,8 +34,4 @@ except PackageNotFoundError:  # the source tree, not installed
     __version__ = "0+unknown"
 __all__ = ["info", "markers", "ranking", "differences", "judgments", "clustering", "crowd", "gp", "datasets", "io", "__version__"]
 
-
-def __getattr__(name: str):
-    if name in __all__[:-1]:
-        return import_module(f"paucity.{name}")
-    raise AttributeError(f"module 'paucity' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_names(__name__, {name: None for name in __all__[:-1]})

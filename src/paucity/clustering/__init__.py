@@ -28,7 +28,7 @@ choose which ones to measure.
   the readers :func:`read_items`, :func:`read_answers` and :func:`read_pairs`.
 """
 
-from importlib import import_module
+from .._lazy import lazy_names
 
 _WHERE = {
     "ActiveSpectralClustering": "active",
@@ -67,12 +67,4 @@ _WHERE = {
 
 __all__ = list(_WHERE)
 
-
-def __getattr__(name: str):
-    if name not in _WHERE:
-        raise AttributeError(f"module 'paucity.clustering' has no attribute {name!r}")
-    return getattr(import_module(f"paucity.clustering.{_WHERE[name]}"), name)
-
-
-def __dir__():
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)

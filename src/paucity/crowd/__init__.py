@@ -26,7 +26,7 @@ her.
   is optional and imported only then).
 """
 
-from importlib import import_module
+from .._lazy import lazy_names
 
 _WHERE = {
     "LabelMatrix": "labels",
@@ -45,12 +45,4 @@ _WHERE = {
 
 __all__ = list(_WHERE)
 
-
-def __getattr__(name: str):
-    if name not in _WHERE:
-        raise AttributeError(f"module 'paucity.crowd' has no attribute {name!r}")
-    return getattr(import_module(f"paucity.crowd.{_WHERE[name]}"), name)
-
-
-def __dir__():
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)

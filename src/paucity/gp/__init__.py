@@ -20,7 +20,7 @@ in dense regions.
   its derivatives (eq. 4.3).
 """
 
-from importlib import import_module
+from .._lazy import lazy_names
 
 _WHERE = {
     "HeavyTailedProcessClassifier": "classification",
@@ -44,12 +44,4 @@ _WHERE = {
 
 __all__ = list(_WHERE)
 
-
-def __getattr__(name: str):
-    if name not in _WHERE:
-        raise AttributeError(f"module 'paucity.gp' has no attribute {name!r}")
-    return getattr(import_module(f"paucity.gp.{_WHERE[name]}"), name)
-
-
-def __dir__():
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)

@@ -22,7 +22,7 @@ does not import anndata.
 
 from __future__ import annotations
 
-from importlib import import_module
+from .._lazy import lazy_names
 
 __all__ = [
     "SUPPORTED_FORMATS",
@@ -54,14 +54,4 @@ _HOME = {
     "write_figure": "files",
 }
 
-
-def __getattr__(name: str):
-    if name in _HOME:
-        value = getattr(import_module(f"{__name__}.{_HOME[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _HOME)

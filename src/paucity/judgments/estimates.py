@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._lazy import lazy_names
+
 __all__ = ["Moments", "estimate_moments", "make_psd"]
 
 
@@ -130,19 +132,10 @@ def make_psd(matrix: np.ndarray) -> np.ndarray:
     return (vectors * np.maximum(values, 0.0)) @ vectors.T
 
 
+# the objectives moved to paucity.judgments.objective; the old path keeps working for a while
 _MOVED = {"scoring_objective", "full_objective"}
-
-
-def __getattr__(name: str):
-    # the objectives moved to paucity.judgments.objective; the old path keeps working for a while
-    if name in _MOVED:
-        from .._errors import warn
-        from . import objective
-
-        warn(
-            f"paucity.judgments.estimates.{name} is deprecated and will be removed; import it from "
-            f"paucity.judgments (or paucity.judgments.objective).",
-            FutureWarning,
-        )
-        return getattr(objective, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_names(
+    __name__, dict.fromkeys(_MOVED, ".objective"),
+    moved=dict.fromkeys(_MOVED, "is deprecated and will be removed; import it from paucity.judgments (or "
+                                "paucity.judgments.objective)."),
+)

@@ -11,7 +11,7 @@
   :class:`MarkerExplorer`, the model of the marker explorer page.
 """
 
-from importlib import import_module
+from .._lazy import lazy_names
 
 from .adata import find_markers, select
 from .greedy import Selection, select_features
@@ -23,8 +23,4 @@ from .stepwise import Stepwise
 __all__ = ["InfoSelector", "find_markers", "select", "get", "MarkerResult", "Stepwise", "MarkerExplorer", "Selection",
            "select_features", "make_objective", "Objective", "METHODS"]
 
-
-def __getattr__(name: str):
-    if name in ("MarkerExplorer", "EXPLORER_METHODS", "EMBEDDINGS"):
-        return getattr(import_module("paucity.markers.explorer"), name)
-    raise AttributeError(f"module 'paucity.markers' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_names(__name__, dict.fromkeys(("MarkerExplorer", "EXPLORER_METHODS", "EMBEDDINGS"), "explorer"))

@@ -7,20 +7,12 @@ a later release.
 
 from __future__ import annotations
 
-import warnings
+from .._lazy import lazy_names
 
-__all__ = ["plot_error_curves", "plot_runtimes", "plot_interactions", "write_figures", "error_table", "report_markdown"]
+__all__ = ["plot_error_curves", "plot_runtimes", "plot_interactions", "write_figures", "error_table", "report_markdown"]  # noqa: F822
 
-
-def __getattr__(name: str):
-    if name in __all__:
-        from .benchmark import plots
-
-        warnings.warn(
-            f"paucity.markers.benchmark_plots.{name} moved to paucity.markers.benchmark.plots.{name}; "
-            "import it from there (the old module will be removed in a later release).",
-            FutureWarning,
-            stacklevel=2,
-        )
-        return getattr(plots, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_names(
+    __name__, dict.fromkeys(__all__, "paucity.markers.benchmark.plots"),
+    moved={name: f"moved to paucity.markers.benchmark.plots.{name}; import it from there (the old module will be "
+                 "removed in a later release)." for name in __all__},
+)

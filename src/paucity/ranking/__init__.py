@@ -24,7 +24,7 @@ f(x)); its ``log_scores_`` is on BTL's centred log scale (mean-zero
 log-weights), the same for all, so that they compare directly.
 """
 
-from importlib import import_module
+from .._lazy import lazy_names
 
 _WHERE = {
     "Comparisons": "comparisons",
@@ -50,15 +50,4 @@ _WHERE = {
 
 __all__ = list(_WHERE)
 
-
-def __getattr__(name: str):
-    if name not in _WHERE:
-        raise AttributeError(f"module 'paucity.ranking' has no attribute {name!r}")
-    module = _WHERE[name]
-    if module is None:
-        return import_module(f"paucity.ranking.{name}")
-    return getattr(import_module(f"paucity.ranking.{module}"), name)
-
-
-def __dir__():
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
