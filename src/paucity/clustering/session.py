@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, InputTypeError, ParameterError, ReaderError, warn
+from .._json import plain as _plain
 from .._validation import Instance, Interval, Options, check_parameter
 from ._checks import MIN_ITEMS, check_pairs, check_values
 from .agreement import SessionQuality
@@ -1683,17 +1684,6 @@ def _stored_session(store, meta: dict, given: dict | None = None) -> tuple[list[
             f"{str(exc).splitlines()[0] if str(exc) else 'incomplete'}); restore it from a copy."
         ) from None
     return items, settings
-
-
-def _plain(value):
-    """A setting as JSON holds it (numpy numbers become Python ones)."""
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    if isinstance(value, numbers.Real):
-        return float(value)
-    return value
 
 
 def _spelled(strategy: str) -> str:

@@ -11,8 +11,8 @@ from scipy.optimize import linear_sum_assignment
 from scipy.special import log_ndtr, ndtr
 from sklearn.base import BaseEstimator
 
-from .._spelling import given, spelled, spells
 from .._errors import InputError, InputTypeError, ParameterError
+from .._spelling import given, spelled
 from .._progress import progress_bar
 from .._validation import (BOOLEAN, RANDOM_STATE, Interval, Iterations, check_is_fitted, check_memory,
                            check_parameter, check_random_state, validate_params)

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._spelling import given, spelled, spells
 from .._errors import InputError, InputTypeError, ParameterError, ShapeMismatchError
+from .._spelling import given as _given
 from .._validation import check_matrix
 
 __all__ = ["LabelMatrix", "align_features", "long_columns"]
@@ -313,7 +313,7 @@ class LabelMatrix:
         crowd = pd.Index(pd.unique(table["labeler"]))
         if researcher in crowd:
             raise ParameterError(
-                f"{given('researcher', researcher)} is also the id of a labeler in the crowd's table; "
+                f"{_given('researcher', researcher)} is also the id of a labeler in the crowd's table; "
                 "choose a researcher id no crowd labeler has (or rename that labeler)."
             )
         if isinstance(gold, pd.Series):
@@ -344,7 +344,7 @@ class LabelMatrix:
         if positive is not None:
             if positive not in values and len(values) == 2:
                 raise ParameterError(
-                    f"{given('positive', positive)} is not one of the labels in column {column!r} ({_examples(values)}); "
+                    f"{_given('positive', positive)} is not one of the labels in column {column!r} ({_examples(values)}); "
                     "pass one of them."
                 )
             matches = [v for v in values if v == positive]

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._spelling import given, spelled, spells
 from .._errors import InputError, InputTypeError, ParameterError
+from .._json import plain
+from .._spelling import given, spelled, spells
 from .._validation import Interval, Options, check_parameter
 from .bbmc import BBMC
 from .labels import LabelMatrix, feature_values
@@ -67,7 +68,7 @@ class PoolResult:
     def to_dict(self) -> dict:
         """Plain values: the sizes, R-hat, the labelers most like the researcher, the suggestions."""
         return {
-            "researcher": _plain(self.researcher),
+            "researcher": plain(self.researcher),
             "n_tasks": self.n_tasks,
             "n_labelers": self.n_labelers,
             "n_labels": self.n_labels,
@@ -75,14 +76,10 @@ class PoolResult:
             "label_mapping": {str(k): int(v) for k, v in self.label_mapping.items()},
             "agreement": {str(k): float(v) for k, v in self.agreement.items()},
             "suggestions": [
-                {"task": _plain(t), "labeler": _plain(l), "utility": float(u)}
+                {"task": plain(t), "labeler": plain(l), "utility": float(u)}
                 for t, l, u in self.suggestions[["task", "labeler", "utility"]].itertuples(index=False)
             ],
         }
-
-
-def _plain(value):
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def pool(labels, X, *, researcher, n_suggest=0, ask="researcher", n_factors=4, alpha=1.0, sigma=1.0,

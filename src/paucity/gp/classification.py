@@ -14,6 +14,7 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Kernel
 from sklearn.utils.multiclass import type_of_target
 
 from .._errors import InputError, InputTypeError, ParameterError, PaucityWarning, ShapeMismatchError, warn
+from .._json import plain
 from .._validation import (BOOLEAN, RANDOM_STATE, Instance, Interval, Options, check_is_fitted, check_labels,
                            check_matrix, check_random_state, validate_params)
 from .kernels import check_kernel_input
@@ -64,10 +65,6 @@ def _stratified_subsample(Y: np.ndarray, size: int) -> np.ndarray:
 
 class _Stalled(Exception):
     """Raised inside the kernel search's objective to stop L-BFGS-B (see OPTIMIZER_STALL_EVALUATIONS)."""
-
-
-def _plain(value):
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _is_column(y) -> bool:
@@ -333,7 +330,7 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         codes, classes, keep = check_labels(y, X.shape[0], min_classes=1)
         if len(classes) < 2:
             raise InputError(
-                f"y has one class only ({_plain(classes[0])!r}); a classifier needs at least 2 classes: "
+                f"y has one class only ({plain(classes[0])!r}); a classifier needs at least 2 classes: "
                 "check the label column, or add points of another class."
             )
         if keep is not None:
@@ -348,7 +345,7 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         if counts.min() < 2:
             rare = classes[int(np.argmin(counts))]
             raise InputError(
-                f"class {_plain(rare)!r} of y has {int(counts.min())} point(s); every class needs at least 2. "
+                f"class {plain(rare)!r} of y has {int(counts.min())} point(s); every class needs at least 2. "
                 "Drop or merge that class."
             )
         kernel = ConstantKernel(1.0) * RBF(1.0) if params["kernel"] is None else clone(params["kernel"])

@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, ParameterError
+from .._json import plain
 
 __all__ = ["MarkerResult", "get", "DEFAULT_KEY", "ALL_GROUPS"]
 
@@ -211,7 +212,7 @@ class MarkerResult:
         stored = adata.uns[key]
         if not isinstance(stored, dict) or "params" not in stored:
             raise InputError(f"adata.uns[{key!r}] is not a marker selection of paucity.")
-        params = {k: _plain(v) for k, v in dict(stored["params"]).items() if k not in _SCANPY_ONLY}
+        params = {k: plain(v) for k, v in dict(stored["params"]).items() if k not in _SCANPY_ONLY}
         table = stored.get("selection")
         if table is None and "names" in stored and np.ndim(stored["names"]) == 1 and \
                 getattr(stored["names"], "dtype", None) is not None and stored["names"].dtype.names is None:
@@ -259,7 +260,7 @@ class MarkerResult:
             groups, steps = _origin(selector)
             per_group = {str(group): (tuple(names[chosen]), _scores_of(selector, group))
                          for group, chosen in selector.selected_per_class_.items()}
-        clean = {k: _plain(v) for k, v in params.items() if v is not None}
+        clean = {k: plain(v) for k, v in params.items() if v is not None}
         return cls(
             names=tuple(names[selected]),
             feature_index=selected,
@@ -308,14 +309,7 @@ def _scanpy_params(params: dict) -> dict:
     out = {"groupby": params.get("groupby"), "reference": "rest", "method": params.get("method"),
            "use_raw": params.get("use_raw"), "layer": params.get("layer")}
     out.update({k: v for k, v in params.items() if k not in out})
-    return {k: _plain(v) for k, v in out.items() if v is not None}
-
-
-def _plain(value):
-    """A parameter as h5ad and JSON hold it (numpy scalars become Python ones)."""
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
+    return {k: plain(v) for k, v in out.items() if v is not None}
 
 
 def _storable(values: pd.Series) -> np.ndarray:

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import ParameterError, warn
+from .._json import plain
 from .._validation import Options, check_parameter
 from .base import Ranker
 from .comparisons import Comparisons
@@ -110,15 +111,15 @@ class RankResult:
         table = self.to_frame()
         return {
             "method": self.method,
-            "params": {name: _plain(value) for name, value in self.params.items()},
-            "item": [_plain(label) for label in table.index],
+            "params": {name: plain(value, describe=True) for name, value in self.params.items()},
+            "item": [plain(label, describe=True) for label in table.index],
             "rank": table["rank"].tolist(),
             "score": table["score"].tolist(),
             "log_score": table["log_score"].tolist(),
         }
 
     def __repr__(self) -> str:
-        best = ", ".join(repr(_plain(label)) for label in self.ranking[:3])
+        best = ", ".join(repr(plain(label, describe=True)) for label in self.ranking[:3])
         more = ", ..." if self.n_items > 3 else ""
         return f"RankResult(method={self.method!r}, {self.n_items} items, best first: {best}{more})"
 
@@ -145,17 +146,6 @@ class RankResult:
             self._deprecated_frame("result.attrs")
             return {"estimator": self.estimator}
         return getattr(self._deprecated_frame(f"result.{name}"), name)
-
-
-def _plain(value):
-    """numpy scalars as Python numbers, and arrays or other objects described, for JSON."""
-    if isinstance(value, np.generic):
-        return value.item()
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    if isinstance(value, tuple):
-        return [_plain(v) for v in value]
-    return f"<{type(value).__name__}>"
 
 
 def rank(comparisons: Comparisons, method: str = "rank_centrality", *, features=None, **params) -> RankResult:

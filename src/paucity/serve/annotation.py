@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, ParameterError
+from .._json import plain_number
 
 __all__ = ["AnnotationSession", "Item", "SCALE", "GOLD_RATE", "check_annotator", "read_examples", "read_gold",
            "render_instructions"]
@@ -321,9 +322,9 @@ class AnnotationSession:
                 "annotator": str(row.annotator), "state": states.get(row.annotator, "active"),
                 "invited": bool(invited.get(row.annotator, False)), "excluded": bool(row.excluded),
                 "n_answers": int(row.n_answers), "n_gold": int(row.n_gold), "n_holding": int(holding.get(row.annotator, 0)),
-                "gold_accuracy": _plain(row.gold_accuracy), "gold_difference": _plain(row.gold_difference * SCALE),
-                "n_shared": int(row.n_shared), "difference": _plain(row.difference * SCALE),
-                "alpha_without": _plain(row.alpha_without),
+                "gold_accuracy": plain_number(row.gold_accuracy), "gold_difference": plain_number(row.gold_difference * SCALE),
+                "n_shared": int(row.n_shared), "difference": plain_number(row.difference * SCALE),
+                "alpha_without": plain_number(row.alpha_without),
             })
         return {
             "n_items": status.n_items,
@@ -341,7 +342,7 @@ class AnnotationSession:
             "settings": status.settings.to_dict(),
             "gold_rate": self.gold_rate,
             "n_gold_pairs": int(len(self.session.gold())),
-            "alpha": _plain(quality.alpha),
+            "alpha": plain_number(quality.alpha),
             "n_shared_pairs": quality.n_units,
             "annotators": rows,
             "recent": [
@@ -463,12 +464,6 @@ def _listed(names) -> list:
     if isinstance(names, str) or not isinstance(names, (list, tuple)):
         raise ParameterError("names must be a list of annotator names, e.g. [\"alice\", \"bob\"].")
     return list(names)
-
-
-def _plain(value):
-    """A number for JSON: None for NaN."""
-    value = float(value)
-    return None if math.isnan(value) else value
 
 
 def _for_the_page(message: str, i: str, j: str) -> str:
