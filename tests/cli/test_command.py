@@ -131,3 +131,24 @@ def test_help_shows_no_type_on_flags_and_wraps_paragraphs(words):
     short = [a for a, b in zip(text, text[1:]) if 0 < len(a) < 60 and b and b[0].islower() and not a.endswith(":")
              and not a.startswith(("paucity ", "-", "*"))]
     assert not short, short[:3]
+
+
+def test_ctrl_c_while_the_command_line_starts_is_interrupted_with_130():
+    """Ctrl-C while `paucity` still imports its commands (the first fraction of a second): no traceback."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "class Stop:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'paucity.cli.application':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Stop())\n"
+        "sys.argv = ['paucity', '--version']\n"
+        "from paucity.cli import main\n"
+        "main()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 130, result.stderr
+    assert result.stderr == "interrupted\n"

@@ -1,65 +1,32 @@
-"""The ``paucity`` command line: one module per capability, ``paucity demo`` for the tour."""
+"""The ``paucity`` command line: one module per capability, ``paucity demo`` for the tour.
+
+:func:`main` is the ``paucity`` script. It imports the application (typer, rich and every command, a good
+fraction of a second) inside its own guard, so that Ctrl-C while the command line starts says
+``interrupted`` and exits with 130, as it does once a command runs; ``paucity.cli.app`` (:mod:`paucity.cli.application`) is loaded on first
+use.
+"""
 
 from __future__ import annotations
 
-import typer
+import sys
 
-from .. import __version__
-from ._command import PaucityCommand, PaucityGroup
-from ._options import set_quiet
-from .clustering import cluster_active, cluster_session
-from .crowd import crowd
-from .demo import demo
-from .differences import differences
-from .markers import markers
-from .markers_benchmark import markers_benchmark
-from .multiselect import multiselect
-from .rank import rank, rank_evaluate, rank_suggest
-from .serve import serve
+from .._lazy import lazy_names
 
-app = typer.Typer(
-    cls=PaucityGroup,
-    help="paucity: learning when data is scarce, noisy or costly to collect.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+__all__ = ["app", "main"]
 
-
-def _show_version(value: bool) -> None:
-    if value:
-        print(f"paucity {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _group(
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars and no summaries; errors and warnings only."),
-    version: bool = typer.Option(
-        False, "--version", callback=_show_version, is_eager=True, help="Print paucity's version and exit."
-    ),
-) -> None:
-    """paucity: learning when data is scarce, noisy or costly to collect."""
-    set_quiet(quiet)
-
-
-for _name, _function in (
-    ("markers", markers),
-    ("markers-benchmark", markers_benchmark),
-    ("rank", rank),
-    ("rank-evaluate", rank_evaluate),
-    ("rank-suggest", rank_suggest),
-    ("differences", differences),
-    ("multiselect", multiselect),
-    ("cluster-active", cluster_active),
-    ("crowd", crowd),
-    ("demo", demo),
-):
-    app.command(_name, cls=PaucityCommand)(_function)
-app.add_typer(cluster_session, name="cluster-session")
-app.add_typer(serve, name="serve")
+#: The exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
+EXIT_INTERRUPTED = 130
 
 
 def main() -> None:
     """Entry point of the ``paucity`` script."""
-    app()
+    try:
+        from .application import app
+
+        app()
+    except KeyboardInterrupt:  # while importing, or between the commands' own guards
+        print("interrupted", file=sys.stderr)
+        raise SystemExit(EXIT_INTERRUPTED) from None
+
+
+__getattr__, __dir__ = lazy_names(__name__, {"app": "application"})
