@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 
-__all__ = ["option_spelling", "spelled", "given", "spells"]
+__all__ = ["option_spelling", "spelled", "given", "spells", "named", "owner_prefix"]
 
 _SPELLING: ContextVar[Mapping[str, str]] = ContextVar("paucity_option_spelling", default={})
 
@@ -47,11 +47,33 @@ def spelled(name: str) -> str:
     return _SPELLING.get().get(name, name)
 
 
+def named(name: str) -> str:
+    """The parameter as a message names it before a value: ``name=`` in Python, ``--option`` on a command line.
+
+    Examples
+    --------
+    >>> named("tie")
+    'tie='
+    >>> with option_spelling({"tie": "--tie-column"}):
+    ...     named("tie")
+    '--tie-column'
+    """
+    option = _SPELLING.get().get(name)
+    return f"{name}=" if option is None else option
+
+
+def owner_prefix(owner: str) -> str:
+    """``"owner: "`` before a library message, or nothing on a command line, whose user never met the owner."""
+    return "" if spells() else f"{owner}: "
+
+
 def given(name: str, value) -> str:
     """The parameter with its value as the caller wrote it: ``name=value`` in Python, ``--option value`` on a
-    command line (strings quoted in both)."""
+    command line (strings quoted in both; ``no --option`` for None)."""
     shown = value.item() if hasattr(value, "item") and not isinstance(value, (str, bytes)) else value
     option = _SPELLING.get().get(name)
     if option is None:
         return f"{name}={shown!r}"
+    if shown is None:  # an option left out
+        return f"no {option}"
     return f"{option} {shown!r}"

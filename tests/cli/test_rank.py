@@ -183,16 +183,16 @@ def test_bad_outcome_column(tmp_path):
 @pytest.mark.parametrize(
     "extra, words",
     [
-        (["--method", "btl", "--lam", "0.1"], ["method 'btl' has no parameter 'lam'"]),
+        (["--method", "btl", "--lam", "0.1"], ["--method 'btl' has no parameter --lam; its options are --alpha, --ties"]),
         (["--method", "btl", "--features", "FEATURES"], ["features are read by 'rank_centrality'", "not by 'btl'"]),
         (["--method", "bre", "--features", "FEATURES"], ["not by 'bre'"]),
-        (["--alpha", "1"], ["method 'rank_centrality' has no parameter 'alpha'"]),
-        (["--sigma", "0.5"], ["sigma=0.5", "regularization='similarity'"]),
-        (["--kernel", "agreement", "--lam", "0.1"], ["kernel='agreement'"]),
-        (["--tau", "3", "--features", "FEATURES"], ["tau=3.0", "kernel is 'gaussian'"]),
-        (["--features", "FEATURES", "--regularization", "uniform"], ["regularization='similarity' only"]),
-        (["--method", "bre", "--random-state", "-1"], ["random_state must be a non-negative integer seed", "-1"]),
-        (["--method", "btl", "--random-state", "0"], ["has no parameter 'random_state'"]),
+        (["--alpha", "1"], ["--method 'rank_centrality' has no parameter --alpha"]),
+        (["--sigma", "0.5"], ["--sigma 0.5 sets", "only --regularization 'similarity' uses, but no --regularization"]),
+        (["--kernel", "agreement", "--lam", "0.1"], ["--kernel 'agreement' sets", "but --regularization 'uniform'"]),
+        (["--tau", "3", "--features", "FEATURES"], ["--tau 3.0 sets", "kernel is 'gaussian'", "--kernel 'agreement'"]),
+        (["--features", "FEATURES", "--regularization", "uniform"], ["--features are used by rank_centrality with --regularization 'similarity' only"]),
+        (["--method", "bre", "--random-state", "-1"], ["--random-state must be a non-negative integer seed", "-1"]),
+        (["--method", "btl", "--random-state", "0"], ["has no parameter --random-state"]),
         (["--method", "nope"], ["method must be one of", "'nope'"]),
         (["--lam", "2"], ["lam must be a number in [0, 1)"]),
         (["--item-column", "item"], ["--item-column", "--features"]),
@@ -320,7 +320,7 @@ def test_rank_ties_needs_btl(tmp_path):
     path.write_text(DRAWS)
     args = ["rank", str(path), "--i-column", "home", "--j-column", "away", "--winner-column", "winner", "--tie", "draw",
             "--method", "bre", "--ties", "davidson", "--out", str(tmp_path / "s.csv")]
-    fails_in_one_line(runner.invoke(app, args), "method 'bre' has no parameter 'ties'")
+    fails_in_one_line(runner.invoke(app, args), "--method 'bre' has no parameter --ties")
 
 
 def test_rank_evaluate_and_suggest_refuse_draws(tmp_path):
@@ -387,3 +387,13 @@ def test_a_bad_draw_flag_is_named_with_its_data_row_and_value(tmp_path):
                                  "--out", str(out)])
     fails_in_one_line(result, "data row 4 has 'maybe'")
     assert not out.exists()
+
+
+def test_a_bad_tie_column_is_named_by_its_option(tmp_path):
+    path = tmp_path / "draws.csv"
+    path.write_text(DRAWS)
+    args = ["rank", str(path), "--i-column", "home", "--j-column", "away", "--winner-column", "winner",
+            "--tie-column", "winner", "--method", "btl", "--ties", "davidson", "--out", str(tmp_path / "s.csv")]
+    fails_in_one_line(runner.invoke(app, args), "column 'winner' (given as --tie-column) has a missing value",
+                      "data row 2")
+    assert not (tmp_path / "s.csv").exists()

@@ -23,6 +23,10 @@ from ._command import one_line_errors
 from ._options import quiet
 from ._tables import check_columns
 
+#: The library's names of the comparison table's columns (:meth:`Comparisons.from_frame`) -> the options.
+COMPARISON_COLUMNS = {"i": "--i-column", "j": "--j-column", "y": "--y-column", "winner": "--winner-column",
+                      "weights": "--weight-column", "tie": "--tie-column"}
+
 __all__ = ["rank", "rank_evaluate", "rank_suggest"]
 
 _COMPARISONS_HELP = "A .csv/.tsv/.txt/.parquet table with one comparison per row."
@@ -86,7 +90,7 @@ def rank(
     from .. import io
     from ..ranking import rank as rank_items
 
-    with one_line_errors():
+    with one_line_errors(spelling=COMPARISON_COLUMNS):
         out = io.check_output_path(out, option="--out")
         if item_column is not None and features is None:
             raise ParameterError("--item-column names the item column of --features; give --features too, or leave it out.")
@@ -193,7 +197,7 @@ def rank_suggest(
     from .. import io
     from ..ranking import BTL, suggest_pairs
 
-    with one_line_errors():
+    with one_line_errors(spelling=COMPARISON_COLUMNS):
         out = io.check_output_path(out, option="--out")
         data = _comparisons(comparisons, i_column, j_column, winner_column, y_column, weight_column)
         allowed = None

@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._errors import InputError, ParameterError, PaucityWarning, warn
+from .._spelling import given, owner_prefix, spelled
 from .._validation import Instance, Interval, Options, validate_params
 from .base import Ranker, as_comparisons, dask_comparisons_class
 from .similarity import Similarity, agreement_similarity, gaussian_similarity, precomputed_similarity
@@ -190,7 +191,7 @@ class RankCentrality(Ranker):
                 warn(
                     f"the comparison graph has {n_components} strongly connected components, so the chain is not "
                     "ergodic and RankCentrality returns the uniform distribution (Algorithm 6); use "
-                    "regularization='uniform' to rank from few comparisons.",
+                    f"{given('regularization', 'uniform')} to rank from few comparisons.",
                     PaucityWarning,
                 )
                 n = comparisons.n_items
@@ -257,16 +258,16 @@ def _check_applicable(params: dict) -> None:
         )
     if params["regularization"] is None and params["lam"] not in (None, 0, 0.0):
         raise ParameterError(
-            f"RankCentrality: lam={params['lam']} has no effect without regularization; set "
-            "regularization='uniform' (λ-regularized RankCentrality) or leave lam unset."
+            f"{owner_prefix('RankCentrality')}{given('lam', params['lam'])} has no effect without regularization; "
+            f"set {given('regularization', 'uniform')} (λ-regularized RankCentrality) or leave {spelled('lam')} unset."
         )
     if params["regularization"] != "similarity":
         for name, (what, _) in _KERNEL_PARAMETERS.items():
             if params[name] is not None:
                 raise ParameterError(
-                    f"RankCentrality: {name}={params[name]!r} sets {what}, which only regularization='similarity' "
-                    f"uses, but regularization={params['regularization']!r}; leave {name} unset or set "
-                    "regularization='similarity'."
+                    f"{owner_prefix('RankCentrality')}{given(name, params[name])} sets {what}, which only "
+                    f"{given('regularization', 'similarity')} uses, but {given('regularization', params['regularization'])}; "
+                    f"leave {spelled(name)} unset or set {given('regularization', 'similarity')}."
                 )
 
 
@@ -288,8 +289,8 @@ def _similarity(comparisons, params) -> Similarity:
     for name, (what, kernels) in _KERNEL_PARAMETERS.items():
         if name != "kernel" and params[name] is not None and kernel not in kernels:
             raise ParameterError(
-                f"RankCentrality: {name}={params[name]!r} sets {what}, but the kernel is {kernel!r}; leave {name} "
-                f"unset or set kernel={kernels[0]!r}."
+                f"{owner_prefix('RankCentrality')}{given(name, params[name])} sets {what}, but the kernel is "
+                f"{kernel!r}; leave {spelled(name)} unset or set {given('kernel', kernels[0])}."
             )
     if kernel == "precomputed":
         if comparisons.similarity is None:

@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from .._errors import InputError, InputTypeError, PaucityError, ShapeMismatchError
+from .._spelling import named
 
 __all__ = ["Comparisons", "PairTable", "TIE_MODEL", "require_no_ties", "draw_message"]
 
@@ -249,7 +250,7 @@ def _tie_flags(values, name: str) -> np.ndarray:
     if series.isna().any():
         first = int(np.flatnonzero(series.isna().to_numpy())[0])
         raise InputError(
-            f"column {name!r} (given as tie=) has a missing value at data row {first + 1}; use 1 for a draw, "
+            f"column {name!r} (given as {named('tie')}) has a missing value at data row {first + 1}; use 1 for a draw, "
             "0 otherwise."
         )
     array = series.to_numpy()
@@ -268,7 +269,7 @@ def _tie_flags(values, name: str) -> np.ndarray:
         first = next(k for k, flag in enumerate(flags) if flag is None)
         shown = repr(array[first])
     raise InputError(
-        f"column {name!r} (given as tie=) must hold booleans or 0/1 (1 for a draw); data row {first + 1} has {shown}."
+        f"column {name!r} (given as {named('tie')}) must hold booleans or 0/1 (1 for a draw); data row {first + 1} has {shown}."
     )
 
 
@@ -472,13 +473,13 @@ class Comparisons:
         for role, column in (("i", i), ("j", j), ("y", y), ("winner", winner), ("weights", weights), ("tie", tie)):
             if column is not None and column not in df.columns:
                 listed = ", ".join(map(repr, df.columns[:10]))
-                raise InputError(f"column {column!r} (given as {role}=) is not in the table; its columns are {listed}.")
+                raise InputError(f"column {column!r} (given as {named(role)}) is not in the table; its columns are {listed}.")
         left, right = df[i], df[j]
         for role, column, labels in (("i", i, left), ("j", j, right)):
             if labels.isna().any():
                 first = int(np.flatnonzero(labels.isna().to_numpy())[0])
                 raise InputError(
-                    f"column {column!r} (given as {role}=) has a missing item label at data row {first + 1}; "
+                    f"column {column!r} (given as {named(role)}) has a missing item label at data row {first + 1}; "
                     "drop or fill it."
                 )
         same = (left.to_numpy() == right.to_numpy())

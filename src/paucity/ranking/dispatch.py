@@ -11,6 +11,7 @@ import pandas as pd
 
 from .._errors import ParameterError, warn
 from .._json import plain
+from .._spelling import given, owner_prefix, spelled, spells
 from .._validation import Options, check_parameter
 from .base import Ranker
 from .comparisons import Comparisons
@@ -49,8 +50,10 @@ def make_ranker(method: str, **params):
     unknown = sorted(set(params) - set(signature) - {"self"})
     if unknown:
         raise ParameterError(
-            f"rank: method {key!r} has no parameter {unknown[0]!r}; its parameters are "
-            f"{', '.join(accepted) or 'none'}."
+            f"{owner_prefix('rank')}{spelled('method')} {key!r} has no parameter "
+            f"{spelled(unknown[0]) if spells(unknown[0]) else repr(unknown[0])}; "
+            + (f"its options are {', '.join(spelled(n) for n in accepted if spells(n)) or 'none'}." if spells() else
+               f"its parameters are {', '.join(accepted) or 'none'}.")
         )
     return estimator_class(**params)
 
@@ -208,13 +211,14 @@ def rank(comparisons: Comparisons, method: str = "rank_centrality", *, features=
     if features is not None:
         if key not in FEATURE_METHODS:
             raise ParameterError(
-                f"rank: features are read by 'rank_centrality' (similarity regularization) and 'rank_svm' only, "
-                f"not by {key!r}; leave features unset."
+                f"{owner_prefix('rank')}{spelled('features')} are read by 'rank_centrality' (similarity "
+                f"regularization) and 'rank_svm' only, not by {key!r}; leave {spelled('features')} unset."
             )
         if key == "rank_centrality" and params.get("regularization", "similarity") != "similarity":
             raise ParameterError(
-                "rank: features are used by rank_centrality with regularization='similarity' only, got "
-                f"regularization={params['regularization']!r}; leave features unset or the regularization unset."
+                f"{owner_prefix('rank')}{spelled('features')} are used by rank_centrality with "
+                f"{given('regularization', 'similarity')} only, got {given('regularization', params['regularization'])}; "
+                f"leave {spelled('features')} unset or the regularization unset."
             )
         comparisons = comparisons.with_features(features)
     if key == "rank_centrality" and "regularization" not in params:
