@@ -291,3 +291,74 @@ def laplacian_apply(indptr, indices, weights, degrees, X, out):  # pragma: no co
             w = weights[p]
             for c in range(b):
                 out[i, c] -= w * X[j, c]
+
+
+# -- the sparse loop: candidates read from the pairs touched so far (see sparse.py) -----------------------------------
+# ``indptr``/``indices`` list, row by row, the pairs (i, j), i < j, that were measured or asked (j ascending);
+# ``taken`` holds measurements + pending asks of each, ``counts`` its measurements. Every other pair has 0 of both.
+@numba.njit(cache=True)
+def top_pairs_sparse(v, g, indptr, indices, taken, counts, repeats, use_sigma, prior, population_sd, best_score,
+                     best_index):  # pragma: no cover - compiled
+    """As :func:`top_pairs_from_vectors`, the candidates read from the touched pairs instead of n × n matrices."""
+    n = len(v)
+    filled = 0
+    for i in range(n):
+        p = indptr[i]
+        end = indptr[i + 1]
+        vi = v[i]
+        gi = g[i]
+        for j in range(i + 1, n):
+            count = 0
+            if p < end and indices[p] == j:
+                count = counts[p]
+                if taken[p] >= repeats:
+                    p += 1
+                    continue
+                p += 1
+            score = abs((vi - v[j]) * (gi - g[j]))
+            if use_sigma:
+                score *= _sigma(count, prior, population_sd)
+            if score > 0.0 and (filled < len(best_score) or score > best_score[len(best_score) - 1]):
+                filled = _offer(score, i * n + j, best_score, best_index, filled)
+    return filled
+
+
+@numba.njit(cache=True)
+def count_candidates_sparse(n, indptr, indices, taken, repeats, labels, joining):  # pragma: no cover - compiled
+    """As :func:`count_candidates`, from the touched pairs."""
+    total = 0
+    for i in range(n):
+        p = indptr[i]
+        end = indptr[i + 1]
+        for j in range(i + 1, n):
+            if p < end and indices[p] == j:
+                full = taken[p] >= repeats
+                p += 1
+                if full:
+                    continue
+            if not joining or labels[i] != labels[j]:
+                total += 1
+    return total
+
+
+@numba.njit(cache=True)
+def nth_candidates_sparse(n, indptr, indices, taken, repeats, labels, joining, ranks, out):  # pragma: no cover
+    """As :func:`nth_candidates`, from the touched pairs."""
+    seen = 0
+    k = 0
+    for i in range(n):
+        p = indptr[i]
+        end = indptr[i + 1]
+        for j in range(i + 1, n):
+            if p < end and indices[p] == j:
+                full = taken[p] >= repeats
+                p += 1
+                if full:
+                    continue
+            if not joining or labels[i] != labels[j]:
+                while k < len(ranks) and ranks[k] == seen:
+                    out[k] = i * n + j
+                    k += 1
+                seen += 1
+                if k == len(ranks):
+                    return

@@ -100,16 +100,30 @@ class RunningEstimates:
     ``counts``, so that a step of the active loop reads them without copying:
     O(n²) memory.
 
+    With ``sparse=True`` it keeps no n × n matrix: the measured pairs are
+    held in arrays (one slot per pair, O(measured pairs) memory) and
+    :meth:`sparse_matrix` builds Ŵ as a CSR matrix from them, once per state.
+
     Parameters
     ----------
     n_items : int or None
         Number of items; None keeps no matrices (for :meth:`snapshot` only).
+    sparse : bool, default=False
+        Keep the measured pairs in arrays instead of dense n × n matrices.
     """
 
-    def __init__(self, n_items: int | None):
+    def __init__(self, n_items: int | None, *, sparse: bool = False):
         self.n_items = None if n_items is None else int(n_items)
-        self.W = None if n_items is None else np.eye(self.n_items)
-        self.counts = None if n_items is None else np.zeros((self.n_items, self.n_items), dtype=np.int32)
+        self.sparse = bool(sparse) and n_items is not None
+        dense = n_items is not None and not self.sparse
+        self.W = np.eye(self.n_items) if dense else None
+        self.counts = np.zeros((self.n_items, self.n_items), dtype=np.int32) if dense else None
+        self._slot: dict[tuple[int, int], int] = {}
+        self._pair_i = np.zeros(0, dtype=np.int64)
+        self._pair_j = np.zeros(0, dtype=np.int64)
+        self._pair_median = np.zeros(0)
+        self._pair_count = np.zeros(0, dtype=np.int32)
+        self._csr = None  # Ŵ of the current state (sparse mode), built on demand
         self._values: dict[tuple[int, int], list[float]] = {}
         self._squares: dict[tuple[int, int], float] = {}
         self._sum_squares = 0.0
@@ -132,8 +146,51 @@ class RunningEstimates:
         if self.W is not None:
             self.W[a, b] = self.W[b, a] = median
             self.counts[a, b] = self.counts[b, a] = r
+        elif self.sparse:
+            self._remember_pair(a, b, median, r)
         self.n_measurements += 1
         return median
+
+    def _remember_pair(self, a: int, b: int, median: float, r: int) -> None:
+        slot = self._slot.get((a, b))
+        if slot is None:
+            slot = len(self._slot)
+            self._slot[(a, b)] = slot
+            if slot == len(self._pair_i):  # grow by half: amortized O(1) per pair
+                size = max(64, slot + slot // 2)
+                self._pair_i = np.resize(self._pair_i, size)
+                self._pair_j = np.resize(self._pair_j, size)
+                self._pair_median = np.resize(self._pair_median, size)
+                self._pair_count = np.resize(self._pair_count, size)
+            self._pair_i[slot], self._pair_j[slot] = a, b
+        self._pair_median[slot] = median
+        self._pair_count[slot] = r
+        self._csr = None
+
+    def pair_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The measured pairs (sparse mode): i < j, median, measurements; in the order first measured (views)."""
+        m = len(self._slot)
+        return self._pair_i[:m], self._pair_j[:m], self._pair_median[:m], self._pair_count[:m]
+
+    def sparse_matrix(self):
+        """Ŵ as a symmetric CSR matrix: medians, no entry for unmeasured pairs, ones on the diagonal.
+
+        Built from the pair arrays once per state (O(measured pairs)); the
+        same object is returned until the next measurement.
+        """
+        import scipy.sparse as sp
+
+        if self._csr is None:
+            n = self.n_items
+            i, j, median, _ = self.pair_arrays()
+            rows = np.concatenate([i, j, np.arange(n)])
+            cols = np.concatenate([j, i, np.arange(n)])
+            values = np.concatenate([median, median, np.ones(n)])
+            W = sp.csr_matrix((values, (rows, cols)), shape=(n, n))
+            W.sum_duplicates()
+            W.sort_indices()
+            self._csr = W
+        return self._csr
 
     @property
     def pooled_sd(self) -> float:
@@ -147,6 +204,10 @@ class RunningEstimates:
         """The s used in σ̂: the pooled standard deviation, or √(1/12) before the first repeat."""
         s = self.pooled_sd
         return PRIOR_SIGMA if np.isnan(s) else s
+
+    def matrix(self):
+        """Ŵ: the dense matrix kept, or in sparse mode the CSR matrix."""
+        return self.sparse_matrix() if self.sparse else self.W
 
     def sigma_matrix(self) -> np.ndarray:
         """σ̂ for every pair as an n × n matrix: √(1/12) where unmeasured, s/√r after r measurements."""

@@ -22,14 +22,19 @@ from .estimates import RunningEstimates
 from .metrics import misclustering_error
 from .scores import iu_red_direction, nearest_to_boundary, shamir_tishby_dense
 from .selection import choose_pairs
+from .sparse import choose_pairs_sparse
 from .spectral import FiedlerVector, fiedler_of, recursive_bisection, tie_break_vector
-from .tracking import ComponentTracker, FiedlerTracker, ShiftInvertTracker
+from .tracking import ComponentTracker, FiedlerTracker, ShiftInvertTracker, SparseTracker
 
-__all__ = ["ActiveLoop", "new_loop", "resolve_budget", "base_seed", "SHIFT_INVERT_BATCH"]
+__all__ = ["ActiveLoop", "new_loop", "resolve_budget", "base_seed", "SHIFT_INVERT_BATCH", "SPARSE_MIN_ITEMS"]
 
 #: From this batch size on, each update factors the shifted Laplacian (:class:`ShiftInvertTracker`) instead of
 #: adding the batch to a low-rank term on a stored eigendecomposition (:class:`FiedlerTracker`).
 SHIFT_INVERT_BATCH = 8
+#: From this many items on (two clusters, IU-RED or random), the loop keeps Ŵ sparse and solves iteratively
+#: (:mod:`~paucity.clustering.sparse`, :class:`SparseTracker`): no n × n matrix. Measured crossover, see
+#: docs/benchmarks.md.
+SPARSE_MIN_ITEMS = 2000
 
 
 def new_loop(n: int, params: dict, *, budget: int, seed: int, reference=None) -> "ActiveLoop":
@@ -55,6 +60,7 @@ def new_loop(n: int, params: dict, *, budget: int, seed: int, reference=None) ->
         budget=budget,
         seed=seed,
         reference=reference,
+        cut=str(params.get("cut", "sign")).lower(),
     )
 
 
@@ -66,8 +72,10 @@ class ActiveLoop:
     :meth:`set_pending`) and writes what it chooses.
     """
 
-    def __init__(self, n, *, strategy, interleave, repeats, batch_size, n_clusters, budget, seed, reference):
+    def __init__(self, n, *, strategy, interleave, repeats, batch_size, n_clusters, budget, seed, reference,
+                 cut="sign"):
         self.n = n
+        self.cut = cut
         self.strategy = strategy
         self.interleave = interleave
         self.repeats = repeats
@@ -76,20 +84,35 @@ class ActiveLoop:
         self.budget = budget
         self.seed = seed
         self.reference = reference
-        self.estimates = RunningEstimates(n)
+        self.sparse = n >= SPARSE_MIN_ITEMS and strategy != "shamir_tishby" and n_clusters == 2
+        self.estimates = RunningEstimates(n, sparse=self.sparse)
         self.components = ComponentTracker(n)
-        if batch_size >= SHIFT_INVERT_BATCH:
+        if self.sparse:
+            self.tracker = SparseTracker(n, seed=n)
+        elif batch_size >= SHIFT_INVERT_BATCH:
             self.tracker = ShiftInvertTracker(n)
         else:
             self.tracker = FiedlerTracker(n, max_rank=max(48, 2 * batch_size))
         self.queries: list[tuple[int, int, float, int]] = []
         self.pending: list[tuple[int, int]] = []
-        self.asked = np.zeros((n, n), dtype=np.int32)
+        # pairs with a pending ask: an n × n 0/1 matrix, or on the sparse path a set
+        self.asked = set() if self.sparse else np.zeros((n, n), dtype=np.int32)
         self.history: list[dict] = []
         self.block = None
         self.last_labels = None
         self.last_fiedler = None
         self._clustered_at = -1  # n_measured when last_labels were computed
+
+    def _mark(self, i: int, j: int, asked: bool) -> None:
+        if self.sparse:
+            (self.asked.add if asked else self.asked.discard)((i, j))
+        else:
+            self.asked[i, j] = int(asked)
+
+    @property
+    def W(self):
+        """Ŵ now: the dense matrix, or on the sparse path the CSR matrix."""
+        return self.estimates.matrix()
 
     @property
     def blas_threads(self) -> int | None:
@@ -110,10 +133,10 @@ class ActiveLoop:
     def set_pending(self, pairs) -> None:
         """The pending asks are ``pairs`` (i < j), in the order asked: what a store holds now."""
         for i, j in self.pending:
-            self.asked[i, j] = 0
+            self._mark(i, j, False)
         self.pending = [(int(i), int(j)) for i, j in pairs]
         for i, j in self.pending:
-            self.asked[i, j] = 1
+            self._mark(i, j, True)
 
     def ask(self, count: int) -> np.ndarray:
         """Choose ``count`` pairs by one eigen-update and record them as pending."""
@@ -127,8 +150,25 @@ class ActiveLoop:
         root, root_scores, root_direction = self.root(scores=self.strategy != "random") if cluster else (None,) * 3
         labels = None
         if root is not None and not root.defined and root.n_components >= 3:
-            labels = self.components.labels(self.estimates.W)
-        step = choose_pairs(
+            labels = self.components.labels(self.W)
+        elif self.sparse and root is not None and not root.defined and self.tracker.numerical_labels is not None:
+            labels = self.tracker.numerical_labels  # numerically disconnected: join its parts
+        if self.sparse:
+            step = choose_pairs_sparse(
+                self.W,
+                strategy=self.strategy,
+                slots=slots,
+                estimates=self.estimates,
+                asked=self.asked,
+                repeats=self.repeats,
+                rng=rng,
+                population_sd=self.estimates.population_sd if self.repeats > 1 else None,
+                root=root,
+                root_direction=root_direction,
+                component_labels=labels,
+            )
+        else:
+            step = choose_pairs(
             self.estimates.W,
             strategy=self.strategy,
             slots=slots,
@@ -146,12 +186,19 @@ class ActiveLoop:
             component_labels=labels,
         )
         if step.fiedler is not None:
-            self.remember(step.labels, step.fiedler)
-            self.log(step.labels, step.fiedler)
+            labels = step.labels
+            current = self.cut == "sign"
+            if not current and self.reference is not None:  # the error of the history, by the chosen rule
+                labels = recursive_bisection(self.W, self.n_clusters, root=step.fiedler, cut=self.cut)[0]
+                current = True
+            self.remember(labels, step.fiedler)
+            if not current:
+                self._clustered_at = -1  # the labels by ``cut`` are computed when asked for
+            self.log(labels, step.fiedler)
         pairs = step.pairs
         for i, j in pairs:
             self.pending.append((int(i), int(j)))
-            self.asked[i, j] = 1
+            self._mark(int(i), int(j), True)
         return pairs
 
     def root(self, *, scores: bool) -> tuple[FiedlerVector, np.ndarray | None, np.ndarray | None]:
@@ -164,11 +211,13 @@ class ActiveLoop:
         the eigenbasis of its last refresh, refreshed when it is full or
         cannot vouch for its answer.
         """
-        W = self.estimates.W
+        W = self.W
         count = self.components.n_components(W)
         if count >= 3:
             vector = tie_break_vector(self.components.labels(W))
             return FiedlerVector(0.0, vector, float("nan"), count, False), None, None
+        if self.sparse:
+            return self._sparse_root(W, count, scores=scores)
         if self.strategy == "shamir_tishby" and scores:
             fiedler, matrix = shamir_tishby_dense(W, count)
             return fiedler, matrix, None
@@ -190,6 +239,21 @@ class ActiveLoop:
         if g is None:
             g = iu_red_direction(W, fiedler, dense_max=self.n).g
         return fiedler, None, g
+
+    def _sparse_root(self, W, count: int, *, scores: bool):
+        """:meth:`root` on the sparse path: v̂₂ and g by :class:`SparseTracker`.
+
+        An update whose v̂₂ or g does not converge to its check returns v̂₂ as
+        undefined (or g as None): its strategy slots are then measured at
+        random, as at the start, rather than trusting an unchecked answer.
+        """
+        labels = self.components.labels(W) if count == 2 else None
+        fiedler = self.tracker.fiedler(W, count, labels)
+        if fiedler.n_components != count:  # two parts joined only by similarities too small to resolve
+            fiedler = FiedlerVector(fiedler.value, fiedler.vector, fiedler.third_value, count, fiedler.defined, None)
+        if not (scores and self.strategy == "iu_red" and fiedler.defined):
+            return fiedler, None, None
+        return fiedler, None, self.tracker.direction(fiedler, nearest_to_boundary(fiedler.vector))
 
     def check_asked(self, pairs: np.ndarray, *, hint: str = "tell() takes answers to the pairs ask() returned") -> None:
         """Refuse pairs that are not pending (never asked, answered already, or named more often than asked)."""
@@ -217,7 +281,7 @@ class ActiveLoop:
             key = (int(i), int(j))
             self.pending.remove(key)
             if key not in self.pending:
-                self.asked[key] = 0
+                self._mark(*key, False)
         return pairs
 
     def record(self, pairs: np.ndarray, values: np.ndarray) -> None:
@@ -226,22 +290,31 @@ class ActiveLoop:
             key = (int(i), int(j))
             if key in self.pending:
                 self.pending.remove(key)
-                self.asked[key] = 0
+                self._mark(*key, False)
             self.remember_measurement(key[0], key[1], float(value))
 
     def remember_measurement(self, i: int, j: int, value: float) -> None:
         """Add one measurement to Ŵ, its estimates and the trackers."""
-        before = self.estimates.W[i, j]
+        before = self._value(i, j)
         after = self.estimates.add(i, j, value)
         self.components.change(i, j, before, after)
         self.tracker.update(i, j, after - before)
         self.queries.append((i, j, value, self.estimates.repeats_of(i, j)))
 
+    def _value(self, i: int, j: int) -> float:
+        """ŵᵢⱼ now (0 when unmeasured)."""
+        if not self.sparse:
+            return float(self.estimates.W[i, j])
+        values = self.estimates._values.get((min(i, j), max(i, j)))
+        if not values:
+            return 0.0
+        return values[0] if len(values) == 1 else float(np.median(values))
+
     def clusters(self) -> tuple[np.ndarray, FiedlerVector]:
         """The clustering of the current Ŵ and its v̂₂ (computed once per state of Ŵ)."""
         if self.last_labels is None or self._clustered_at != self.n_measured:
             root, _, _ = self.root(scores=False)
-            labels, _ = recursive_bisection(self.estimates.W, self.n_clusters, root=root)
+            labels, _ = recursive_bisection(self.W, self.n_clusters, root=root, cut=self.cut)
             self.remember(labels, root)
             self.log(labels, root)
         return self.last_labels, self.last_fiedler
