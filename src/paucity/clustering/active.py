@@ -59,6 +59,13 @@ class ActiveSpectralClustering(BaseEstimator):
         More than two by recursive bisection: the largest cluster is split
         next by the v̂₂ of its own sub-matrix. Each split scores the pairs of
         its items, and a step takes the best score over all splits.
+    cut : {"sign", "ratio", "normalized"}, default="sign"
+        How ``labels_`` are read off each split (see
+        :func:`~paucity.clustering.spectral_bisection`): the sign of v̂₂ (the
+        seed's rule), the best RatioCut threshold along v̂₂, or the best
+        normalized-cut threshold along the normalized Laplacian's vector. It
+        changes the labels (and the ``error`` of ``history_``), not which pairs
+        are measured.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the random choices (random strategy, interleaved slots, the
         start). Each batch draws from a generator seeded by (seed, number of
@@ -152,6 +159,7 @@ class ActiveSpectralClustering(BaseEstimator):
         "repeats": [Interval(numbers.Integral, 1, None)],
         "batch_size": [Interval(numbers.Integral, 1, None)],
         "n_clusters": [Interval(numbers.Integral, 2, None)],
+        "cut": [Options("sign", "ratio", "normalized")],
         "random_state": [RANDOM_STATE],
         "progress": [BOOLEAN],
         "store": [None, Instance(str, os.PathLike, MeasurementStore,
@@ -160,6 +168,7 @@ class ActiveSpectralClustering(BaseEstimator):
     _parameter_hints = {
         "budget": "Give a number of measurements (an int) or a fraction of the pairs (a float such as 0.1).",
         "strategy": "IU-RED is the seed's method; S&T and random are its baselines.",
+        "cut": 'Pass cut="sign" (the seed\'s rule), "ratio" or "normalized".',
     }
 
     def __init__(
@@ -173,6 +182,7 @@ class ActiveSpectralClustering(BaseEstimator):
         random_state=None,
         progress=False,
         store=None,
+        cut="sign",
     ):
         self.strategy = strategy
         self.interleave = interleave
@@ -183,6 +193,7 @@ class ActiveSpectralClustering(BaseEstimator):
         self.random_state = random_state
         self.progress = progress
         self.store = store
+        self.cut = cut
 
     # -- the whole loop -------------------------------------------------------------------------------------------
     def fit(self, oracle, n_items=None, *, reference=None):
@@ -391,7 +402,7 @@ class ActiveSpectralClustering(BaseEstimator):
                                   seed=base_seed(params["random_state"]), reference=reference))
 
     def _publish(self, loop: ActiveLoop, recluster: bool = True) -> None:
-        if recluster or loop.last_labels is None:
+        if recluster or loop.last_labels is None or loop.cut != "sign":
             loop.clusters()
         self.labels_ = loop.last_labels
         self.embedding_ = loop.last_fiedler.vector
