@@ -101,3 +101,15 @@ def test_too_few_items_a_budget_too_large_and_no_repeats_are_refused():
         simulate(similarities(n=6), repeats=0)
     with pytest.raises(ParameterError, match="concentration too"):
         simulate(similarities(n=6), adversarial=0.1)
+
+
+def test_interleave_with_the_random_strategy_is_refused_since_it_changes_nothing():
+    import numpy as np
+    import pandas as pd
+
+    from paucity._errors import ParameterError
+    from paucity.clustering import simulate
+
+    W = pd.DataFrame(np.full((4, 4), 0.5), index=list("abcd"), columns=list("abcd"))
+    with pytest.raises(ParameterError, match="interleave alternates .* strategy='random' it changes nothing"):
+        simulate(W, strategy="random", interleave=True)

@@ -130,3 +130,28 @@ def test_annotate_invites_annotators_and_prints_their_links_once(tmp_path):
         assert me.status_code == 200 and me.json()["annotator"] == "alice"
     finally:
         again.stop()
+
+
+def test_a_usage_error_of_a_subcommand_points_at_its_own_help_and_a_bad_port_is_named_by_its_option(tmp_path):
+    import contextlib
+    import io
+
+    import typer
+
+    from paucity._errors import ParameterError
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["serve", "annotate", str(tmp_path / "s.db"), "--lease-seconds", "1"])
+    assert result.exit_code == 2
+    assert "No such option: --lease-seconds (see paucity serve annotate --help)" in result.stderr
+    result = runner.invoke(app, ["cluster-session", "ask", str(tmp_path / "s.db"), "--bogus"])
+    assert result.exit_code == 2 and "(see paucity cluster-session ask --help)" in result.stderr
+    from paucity.cli._command import one_line_errors
+    from paucity.serve.server import bind
+
+    with pytest.raises(ParameterError, match="^port must be a whole number"):
+        bind("127.0.0.1", 70000)
+    with pytest.raises(typer.Exit), contextlib.redirect_stderr(io.StringIO()) as err:
+        with one_line_errors(spelling={"port": "--port"}):
+            bind("127.0.0.1", 70000)
+    assert err.getvalue() == "error: --port must be a whole number from 0 to 65535 (0: any free port), got 70000.\n"

@@ -173,7 +173,7 @@ class PaucityCommand(TyperCommand):
         return _untyped(super().get_help_option(ctx))
 
     def parse_args(self, ctx, args: list[str]) -> list[str]:
-        with one_line_usage(self.name):
+        with one_line_usage(_command_path(ctx, self.name)):
             args = rewrite_deprecated(list(args), DEPRECATED_OPTIONS.get(self.name or "", {}))
             args = spread_values(args, MULTI_VALUE_OPTIONS.get(self.name or "", set()))
             if self.name not in FOLDER_OUTPUTS:
@@ -185,7 +185,7 @@ class PaucityCommand(TyperCommand):
                    for param in self.params if param.name and param.opts and param.opts[0].startswith("-")}
         token = _OPTIONS.set(options)
         try:
-            with one_line_usage(self.name), warnings_in_one_line(), compile_notice():  # values are converted here
+            with one_line_usage(_command_path(ctx, self.name)), warnings_in_one_line(), compile_notice():  # values are converted here
                 return super().invoke(ctx)
         except KeyboardInterrupt:
             print("interrupted", file=sys.stderr)
@@ -255,6 +255,15 @@ def _untyped(option):
 
 # typer raises click's UsageError, or its own copy of click's where it ships one
 _USAGE_ERROR = next(kind for kind in typer.BadParameter.__mro__ if kind.__name__ == "UsageError")
+
+
+def _command_path(ctx, name: str | None) -> str | None:
+    """The command as typed after ``paucity``: ``serve annotate``, not ``annotate`` (whose help is elsewhere)."""
+    names = []
+    while ctx is not None and ctx.parent is not None:
+        names.append(ctx.info_name or ctx.command.name or "")
+        ctx = ctx.parent
+    return " ".join(reversed(names)) or name
 
 
 @contextlib.contextmanager

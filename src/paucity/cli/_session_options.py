@@ -95,6 +95,11 @@ def parse_budget(text: str):
 def session_settings(*, strategy=None, budget=None, batch_size=None, repeats=None, interleave=None, n_clusters=None,
                      random_state=None, price=None) -> dict:
     """The session's keyword arguments from the options' values (each None when not given)."""
+    if interleave and strategy is not None and strategy_name(strategy) == "random":
+        raise ParameterError(
+            "--interleave alternates the strategy's pairs with random ones, so with --strategy random it changes "
+            "nothing; leave --interleave out or choose another --strategy."
+        )
     return {
         "strategy": None if strategy is None else strategy_name(strategy),
         "budget": None if budget is None else parse_budget(budget),

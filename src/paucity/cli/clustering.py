@@ -106,7 +106,7 @@ def cluster_active(
     from .. import io
     from ..clustering import read_similarities, simulate
 
-    with one_line_errors():
+    with one_line_errors(spelling=True):
         out = io.check_output_path(out, option="--out")
         history = io.check_output_path(history if history is not None else _beside(out), option="--history")
         if history.resolve() == out.resolve():
@@ -221,7 +221,7 @@ def session_start(
     from ..clustering import ClusteringSession, read_items
     from ..clustering.session import check_annotator
 
-    with one_line_errors():
+    with one_line_errors(spelling=True):
         out = io.check_output_path(out, option="--out")
         if item_column is not None and items is None:
             raise ParameterError("--item-column names the item column of --items; give --items too, or leave it out.")
@@ -272,7 +272,7 @@ def session_ask(
     from .. import io
     from ..clustering import ClusteringSession
 
-    with one_line_errors():
+    with one_line_errors(spelling=True):
         out = io.check_output_path(out, option="--out")
         with ClusteringSession.open(database) as session:
             result = session.ask(n, annotator=_annotator(annotator, out))
@@ -310,7 +310,7 @@ def session_answer(
     from .. import io
     from ..clustering import ClusteringSession, read_answers
 
-    with one_line_errors():
+    with one_line_errors(spelling=True):
         out = io.check_output_path(out, option="--out")
         table = read_answers(answers, i_column=i_column or "i", j_column=j_column or "j",
                              value_column=value_column or "value")
@@ -350,7 +350,7 @@ def session_withdraw(
     """
     from ..clustering import ClusteringSession, read_pairs
 
-    with one_line_errors():
+    with one_line_errors(spelling=True):
         chosen = [name for name, given in (("PAIRS", pairs is not None), ("--all", every),
                                              ("--annotator", annotator is not None)) if given]
         if len(chosen) != 1:
@@ -390,7 +390,7 @@ def session_status(
     from .. import io
     from ..clustering import ClusteringSession
 
-    with one_line_errors():
+    with one_line_errors(spelling=True):
         targets = [(path, option) for path, option in ((out, "--out"), (answers, "--answers")) if path is not None]
         for path, option in targets:
             io.check_output_path(path, option=option, suffixes=(".csv", ".json"))
@@ -447,7 +447,7 @@ def session_extend(
     """
     from ..clustering import ClusteringSession
 
-    with one_line_errors():
+    with one_line_errors(spelling=True):
         with ClusteringSession.open(database) as session:
             before = session.budget
             session.extend(parse_budget(budget))

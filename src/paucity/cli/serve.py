@@ -80,7 +80,7 @@ def serve_markers(
       paucity serve markers pbmc.h5ad --groupby cell_type
       paucity serve markers pbmc.h5ad --groupby cell_type --host 0.0.0.0 --port 8050
     """
-    with one_line_errors():
+    with one_line_errors(spelling=True):
         _require_web()
         from .. import io
         from .._errors import ParameterError
@@ -183,7 +183,7 @@ def serve_annotate(
       paucity serve annotate photos.db --items items.csv --media photos/ --budget 300 --price 0.05
       paucity serve annotate photos.db --host 0.0.0.0 --port 8051 --invite alice bob --gold gold.csv
     """
-    with one_line_errors():
+    with one_line_errors(spelling=True):
         _require_web()
         from .. import io
         from ..serve import AnnotationSession

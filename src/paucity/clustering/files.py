@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, InputTypeError, ReaderError, ShapeMismatchError
+from .._spelling import spelled, spells
 from .._validation import Instance, check_parameter
 
 __all__ = ["read_similarities", "similarities_from_frame", "read_items", "read_answers", "read_pairs", "UNANSWERED", "check_columns",
@@ -297,8 +298,9 @@ def check_columns(frame: pd.DataFrame, path, columns: dict, *, what: str = "of t
         if column not in frame.columns:
             shown = ", ".join(repr(str(name)) for name in list(frame.columns)[:10])
             raise InputError(
-                f"{path} has no column {column!r} (the {role} column); its columns are {shown}. Name the columns "
-                f"{what}."
+                f"{path} has no column {column!r} (the {role} column"
+                + (f", {spelled(role + '_column')}" if spells(role + "_column") else "")
+                + f"); its columns are {shown}. Name the columns {what}."
             )
 
 

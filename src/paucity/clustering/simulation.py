@@ -15,6 +15,7 @@ import pandas as pd
 from dataclasses import dataclass
 
 from .._errors import InputError, InputTypeError, ParameterError, ShapeMismatchError
+from .._spelling import given, owner_prefix, spelled
 from .._validation import RANDOM_STATE, Interval, check_parameter, check_random_state
 from ._checks import MIN_ITEMS, SYMMETRY_TOLERANCE
 from .files import refuse_repeated
@@ -148,8 +149,15 @@ def simulate(similarities, *, strategy="iu_red", budget=0.1, repeats=1, batch_si
                     hint="It is the probability that an answer is 1 − w.")
     if concentration is None and adversarial > 0:
         raise ParameterError(
-            f"simulate: adversarial={adversarial!r} needs a noise model; give concentration too (e.g. "
-            "concentration=100 for careful workers besides the adversarial ones)."
+            f"{owner_prefix('simulate')}{given('adversarial', adversarial)} needs a noise model; give "
+            f"{spelled('concentration')} too (e.g. {given('concentration', 100)} for careful workers besides the "
+            "adversarial ones)."
+        )
+    if interleave and isinstance(strategy, str) and strategy.lower() == "random":
+        raise ParameterError(
+            f"{owner_prefix('simulate')}{spelled('interleave')} alternates the strategy's pairs with random ones, so "
+            f"with {given('strategy', 'random')} it changes nothing; leave {spelled('interleave')} out or choose "
+            "another strategy."
         )
     check_parameter(random_state, "random_state", [RANDOM_STATE], owner="simulate")
     model = ActiveSpectralClustering(

@@ -8,6 +8,7 @@ import threading
 
 from .._errors import ParameterError
 from .._extras import require
+from .._spelling import spelled
 
 __all__ = ["bind", "url_of", "BackgroundServer"]
 
@@ -24,7 +25,9 @@ def bind(host: str, port: int) -> socket.socket:
     >>> sock.close()
     """
     if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
-        raise ParameterError(f"port must be a whole number from 0 to 65535 (0: any free port), got {port!r}.")
+        raise ParameterError(
+            f"{spelled('port')} must be a whole number from 0 to 65535 (0: any free port), got {port!r}."
+        )
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
