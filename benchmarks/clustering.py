@@ -4,6 +4,8 @@ Run with paucity's development Python from the repository root, on a quiet machi
 
     python benchmarks/clustering.py                    # n = 200 and 500, then batch mode at n = 2,000
     python benchmarks/clustering.py --sizes 200 --reference-steps 300 --skip-batch
+    python benchmarks/clustering.py --size 10000       # the photo collection: 10,000 items, FunctionOracle
+    python benchmarks/clustering.py --paths            # n = 2,000 batches on the dense and the sparse path
 
 Data: two Gaussian clouds in the plane (centres 3 standard deviations apart, n/2 points each, a fixed
 seed), scaled to the unit square, similarities exp(−‖x − y‖² / (2 · 0.1²)).
@@ -198,14 +200,92 @@ def batch(n: int = 2000, check_updates: int = 5, check_every: int = 200) -> dict
             "updates_checked": checked, "check_every": check_every, "well_posed_updates": posed_updates, "same_batch": same}
 
 
+def photo_collection(n: int, per_item: int = 30, batch_size: int = 500, seed: int = 0) -> dict:
+    """IU-RED over n items whose similarities come from a FunctionOracle (never a matrix): time, memory, error.
+
+    Two planted groups of n/2 points in the plane, N(0, I) and N((6, 0), I) (well separated), similarity
+    exp(−‖x − y‖²/2) computed on demand; ``per_item`` · n / 2 measurements in batches of ``batch_size``.
+    Peak memory is the process's resident high-water mark (``ru_maxrss``), read after the run; the run
+    is the first thing the process does besides importing, so it is the run's peak.
+    """
+    import math
+    import resource
+
+    from paucity.clustering import ActiveSpectralClustering, FunctionOracle, misclustering_error
+    from paucity.clustering import loop as loop_module
+
+    rng = np.random.default_rng(seed)
+    half = n // 2
+    X = np.r_[rng.normal(0.0, 1.0, (half, 2)), rng.normal(0.0, 1.0, (n - half, 2)) + [6.0, 0.0]]
+    planted = np.r_[np.zeros(half, int), np.ones(n - half, int)]
+    points = X.tolist()
+
+    def similarity(i, j):
+        a, b = points[i], points[j]
+        return math.exp(-((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) / 2.0)
+
+    budget = per_item * n // 2
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    start = time.perf_counter()
+    model = ActiveSpectralClustering(budget=budget, batch_size=batch_size, random_state=0).fit(
+        FunctionOracle(similarity, n_items=n))
+    seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    peak = after.ru_maxrss / 1024  # KiB on Linux
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)  # less sensitive to a busy machine
+    loop = model._session.loop
+    error = misclustering_error(model.labels_, planted)
+    history = model.history_
+    row = {"n": n, "measurements": int(model.n_queries_), "batch_size": batch_size, "seconds": seconds,
+           "cpu_seconds": cpu,
+           "peak_memory_mib": peak, "error": float(error), "sparse_path": bool(loop.sparse),
+           "updates": int(len(history)), "lobpcg_iterations": int(getattr(loop.tracker, "iterations", 0)),
+           "cg_iterations": int(getattr(loop.tracker, "solve_iterations", 0)),
+           "sparse_min_items": loop_module.SPARSE_MIN_ITEMS}
+    print(f"n = {n}: {model.n_queries_} measurements in batches of {batch_size}: {seconds:.1f} s ({cpu:.1f} s of CPU), peak memory "
+          f"{peak:.0f} MiB, error against the planted groups {error:.4f} (sparse path: {loop.sparse})", flush=True)
+    return row
+
+
+def batch_paths(n: int = 2000) -> dict:
+    """Today's batch benchmark (n = 2,000, 5 %, batches of 100) on the dense path and on the sparse path."""
+    from paucity.clustering import loop as loop_module
+
+    rows = {}
+    saved = loop_module.SPARSE_MIN_ITEMS
+    try:
+        for path, limit in (("dense", 10**9), ("sparse", 2)):
+            loop_module.SPARSE_MIN_ITEMS = limit
+            print(f"{path} path:", flush=True)
+            rows[path] = batch(n)
+    finally:
+        loop_module.SPARSE_MIN_ITEMS = saved
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[200, 500])
     parser.add_argument("--reference-steps", type=int, default=1000,
                         help="active steps of the seed's loop that are timed and checked (0: all)")
     parser.add_argument("--skip-batch", action="store_true")
+    parser.add_argument("--size", type=int, default=None,
+                        help="only the photo-collection run at this many items (FunctionOracle, 30 pairs per item, "
+                             "batches of 500), e.g. --size 10000; results in clustering_large.json")
+    parser.add_argument("--paths", action="store_true",
+                        help="only today's n = 2,000 batch run, on the dense and on the sparse path")
     args = parser.parse_args()
     load_before = os.getloadavg()
+    if args.size is not None or args.paths:
+        from paucity.io import write_text
+
+        row = photo_collection(args.size) if args.size is not None else batch_paths()
+        report = {"machine": machine(), "load_average_before": load_before, "load_average_after": os.getloadavg(),
+                  "versions": {"paucity": package_version("paucity"), "numpy": np.__version__}, "run": row}
+        target = RESULTS.with_name("clustering_large.json" if args.size is not None else "clustering_paths.json")
+        write_text(json.dumps(report, indent=1), target)
+        print(f"load average before {load_before}, after {report['load_average_after']}; wrote {target}")
+        return
     rows = [compare(n, args.reference_steps) for n in args.sizes]
     batch_row = None if args.skip_batch else batch()
     report = {"machine": machine(), "load_average_before": load_before, "load_average_after": os.getloadavg(),

@@ -133,10 +133,18 @@ class ActiveSpectralClustering(BaseEstimator):
     factors the Laplacian shifted just below λ̂₂ (a Cholesky factorization,
     which certifies the shift is below λ̂₂), then warm-started subspace
     iteration and preconditioned conjugate gradients for g, checked by their
-    residuals; its cost does not grow with the batch. BLAS runs on one thread.
+    residuals; its cost does not grow with the batch. From
+    :data:`~paucity.clustering.loop.SPARSE_MIN_ITEMS` items on (IU-RED or
+    random, two clusters), no n × n matrix at all: Ŵ is kept as its measured
+    pairs and read as CSR, v̂₂ comes from warm-started LOBPCG and g from
+    preconditioned conjugate gradients
+    (:class:`~paucity.clustering.tracking.SparseTracker`), and an update
+    whose graph is disconnected, numerically too, measures pairs joining its
+    parts. BLAS runs on one thread.
     The pairs
     are scored in one O(n²) pass. S&T needs every eigenvector: a dense
-    eigendecomposition per step, O(n³). Memory: a few n × n matrices.
+    eigendecomposition per step, O(n³). Memory: a few n × n matrices below
+    the sparse path, O(n + measurements) on it.
 
     Examples
     --------
