@@ -89,7 +89,7 @@ LABELS = {"full": "Full", "scoring": "Scoring", "averages": "Averages", "copies"
 K = 2
 GROUP_SIZE = 8  # adjacent pixels per digits feature: the seed's group size
 PAIRS = 2  # the variation with more signal left
-RUN_SECONDS = 428  # the run that wrote experiments/results/judgments_experiments.csv
+RUN_SECONDS = 2803  # the run that wrote experiments/results/judgments_experiments.csv (a shared, busy machine)
 
 FULL = {
     "splits": 50,
