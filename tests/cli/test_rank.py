@@ -352,9 +352,11 @@ def _suggest(tmp_path, *extra):
 @pytest.mark.parametrize(
     "extra, words",
     [
-        (["--random-state", "3"], ["uses no randomness", "random_state"]),
-        (["--alpha", "1e308"], ["alpha=1e+308", "mean nothing"]),
-        (["--n", "4"], ["only 3 candidate pairs"]),
+        (["--random-state", "3"], ["--strategy 'information' uses no randomness", "--random-state would be ignored",
+                                   "use --strategy 'random'"]),
+        (["--alpha", "1e308"], ["--alpha 1e+308 outweighs the data", "mean nothing", "Use --alpha of the order of 1"]),
+        (["--n", "4"], ["--n-pairs 4 but there are only 3 candidate pairs"]),
+        (["--n", "0"], ["--n-pairs must be an integer >= 1, got 0"]),
     ],
 )
 def test_rank_suggest_refuses_what_it_would_ignore_or_make_meaningless(tmp_path, extra, words):

@@ -151,7 +151,7 @@ def test_rank_suggest_writes_what_suggest_pairs_picks(tmp_path):
 def test_random_state_is_refused_where_the_strategy_uses_no_randomness():
     model = BTL(alpha=1.0).fit(Comparisons.from_winners(["a", "a", "b", "c", "c", "d"], ["b", "c", "c", "d", "a", "b"]))
     for strategy in ("information", "uncertainty"):
-        with pytest.raises(ParameterError, match=f"strategy '{strategy}' uses no randomness"):
+        with pytest.raises(ParameterError, match=f"suggest_pairs: strategy='{strategy}' uses no randomness"):
             suggest_pairs(model, 1, strategy=strategy, random_state=3)
     assert len(suggest_pairs(model, 2, strategy="random", random_state=3)) == 2
 

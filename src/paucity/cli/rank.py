@@ -197,7 +197,7 @@ def rank_suggest(
     from .. import io
     from ..ranking import BTL, suggest_pairs
 
-    with one_line_errors(spelling=COMPARISON_COLUMNS):
+    with one_line_errors(spelling={**COMPARISON_COLUMNS, "n": "--n-pairs"}):
         out = io.check_output_path(out, option="--out")
         data = _comparisons(comparisons, i_column, j_column, winner_column, y_column, weight_column)
         allowed = None

@@ -24,6 +24,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from .._errors import InputError, InputTypeError, ParameterError, PaucityWarning, warn
+from .._spelling import named, owner_prefix, spelled, spells
 from .._validation import check_is_fitted
 from .comparisons import Comparisons, require_no_ties
 from .metrics import held_out_error, order_by_scores
@@ -110,9 +111,10 @@ def check_penalty(alpha: float, data, owner: str) -> None:
     limit = MAX_PENALTY_RATIO * max(total_weight, 1.0)
     if alpha > limit:
         raise ParameterError(
-            f"{owner}: alpha={alpha:g} outweighs the data (total weight {total_weight:g}) more than "
+            f"{owner_prefix(owner)}{named('alpha')}{' ' if spells('alpha') else ''}"
+            f"{alpha:g} outweighs the data (total weight {total_weight:g}) more than "
             f"{MAX_PENALTY_RATIO:g} times over: every score would shrink to about 0 and the ranking would mean "
-            f"nothing. Use alpha of the order of 1 (the default is 1), at most {limit:g} here."
+            f"nothing. Use {spelled('alpha')} of the order of 1 (the default is 1), at most {limit:g} here."
         )
 
 

@@ -30,6 +30,7 @@ import pandas as pd
 from scipy.special import expit, ndtr
 
 from .._errors import InputError, ParameterError
+from .._spelling import given, owner_prefix, spelled
 from .._validation import Interval, Options, check_parameter, check_random_state
 from . import uncertainty
 from .uncertainty import LaplaceUncertainty
@@ -98,15 +99,15 @@ def suggest_pairs(model, n, strategy="information", candidates=None, random_stat
     n = check_parameter(n, "n", [Interval(numbers.Integral, 1, None)], owner="suggest_pairs")
     if random_state is not None and strategy != "random":
         raise ParameterError(
-            f"suggest_pairs: strategy {strategy!r} uses no randomness, so random_state would be ignored; leave it out, "
-            "or use strategy='random'."
+            f"{owner_prefix('suggest_pairs')}{given('strategy', strategy)} uses no randomness, so "
+            f"{spelled('random_state')} would be ignored; leave it out, or use {given('strategy', 'random')}."
         )
     posterior = model._posterior()
     v = posterior.mean
     n_items = posterior.n_items
     a, b = _candidates(model, candidates, n_items)
     if n > len(a):
-        raise InputError(f"n = {n} but there are only {len(a)} candidate pairs; ask for at most {len(a)}.")
+        raise InputError(f"{given('n', n)} but there are only {len(a)} candidate pairs; ask for at most {len(a)}.")
     rng = check_random_state(random_state)
 
     if n_items <= uncertainty.DENSE_LIMIT:
@@ -194,7 +195,10 @@ def _candidates(model, candidates, n_items: int):
     b = model._positions(pairs[:, 1], "candidates")
     same = a == b
     if same.any():
-        raise InputError(f"candidate pair {int(np.flatnonzero(same)[0])} names one item twice; a pair needs two items.")
+        raise InputError(
+            f"candidate pair {int(np.flatnonzero(same)[0]) + 1} (counted from 1: a table's data row) of "
+            f"{spelled('candidates')} names one item twice; a pair needs two items."
+        )
     # a pair is unordered: (a, b) and (b, a) are one candidate, kept where it first appears
     _, first = np.unique(np.minimum(a, b) * n_items + np.maximum(a, b), return_index=True)
     keep = np.sort(first)
