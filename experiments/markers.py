@@ -7,6 +7,8 @@ Run with paucity's development Python from the repository root::
     python experiments/markers.py all --quick    # 2 folds, 2 numbers of features, the synthetic data 10x smaller
     python experiments/markers.py anchors --cosg-python /path/to/cosg-venv/bin/python
                                                  # the two runs beside scanpy's t-test and COSG
+    python experiments/markers.py anchors --record-only
+                                                 # experiments/results/ again from the runs' folders
 
 Runs (each through :func:`paucity.markers.benchmark.run_benchmark_adata`,
 the function behind ``paucity markers-benchmark``, with its defaults: 5
@@ -34,11 +36,24 @@ Each run's folder (``--out``, default ``experiments/_runs/markers/``, not
 kept in the repository) receives what the command line writes
 (``results.csv``, ``overlap.csv``, ``runtimes.csv``, ``interactions.csv``,
 ``summary.md``, the figures, one JSON file per result); a rerun resumes from
-it. Unless ``--quick``, the tidy table is also written to
-``experiments/results/markers_NAME.csv`` and the figures of ``pbmc``,
-``synthetic`` and their ``-anchors`` runs to
+it. Unless ``--quick``, what the page quotes is also written to
+``experiments/results/``:
+
+- ``markers_NAME.csv``: the tidy table (a row per method, n, fold and
+  classifier: ``error_rate``, ``n_used``, ``selection_seconds``);
+- ``markers_NAME_overlap.csv``: genes in common between the selections on all
+  the cells (Tables 2.2–2.5);
+- ``markers_NAME_runtimes.csv``: seconds of those selections (Figure 2.6);
+- ``markers_NAME_interactions.csv``: I(x_i; x_j; y) over the pairs of the top
+  genes, summarized (pairs, fraction negative, median, minimum, maximum;
+  Figure 2.7);
+- ``markers_NAME_true_markers.csv`` (synthetic data only): how many of each
+  method's genes selected on all the cells are true marker genes;
+
+and the figures of ``pbmc``, ``synthetic`` and their ``-anchors`` runs to
 ``docs/figures/markers-benchmark-{pbmc68k,synthetic}[-anchors]-*.png``.
-Run times depend on the machine; the error rates do not.
+Run times depend on the machine (and on what else it runs); the error rates
+do not.
 """
 
 from __future__ import annotations
@@ -95,6 +110,70 @@ GROUPS = {
 }
 
 
+def recorded_tables(result, marker_of=None) -> dict:
+    """The tables of one run that the page quotes, by file-name suffix (see the module's docstring).
+
+    ``marker_of`` (the synthetic data's ``var["marker_of"]``, by gene name) adds the true-marker counts.
+    """
+    import numpy as np
+    import pandas as pd
+
+    tables = {"": result.table}
+    if result.overlap is not None:
+        tables["_overlap"] = result.overlap.rename_axis("method").reset_index()
+    if result.runtimes is not None:
+        tables["_runtimes"] = result.runtimes
+    if result.interactions is not None:
+        values = result.interactions.values
+        tables["_interactions"] = pd.DataFrame([{
+            "pairs": values.size,
+            "negative_fraction": result.interactions.negative_fraction,
+            "median": float(np.median(values)),
+            "minimum": float(values.min()),
+            "maximum": float(values.max()),
+        }])
+    if marker_of is not None and result.selections is not None:
+        selections = result.selections.assign(true_marker=result.selections["gene"].map(marker_of).fillna("") != "")
+        tables["_true_markers"] = (selections.groupby(["method", "mode"], sort=False)
+                                   .agg(selected=("gene", "size"), true_markers=("true_marker", "sum"))
+                                   .reset_index())
+    return tables
+
+
+def record_from_folder(name: str, out: Path) -> dict:
+    """Write the files of ``experiments/results/`` for a finished run from its folder, without running anything.
+
+    For a run whose folder holds every file the benchmark writes (``results.csv``,
+    ``overlap.csv``, ``runtimes.csv``, ``interactions.csv``, ``selections.csv``)
+    but that cannot be resumed here (the anchors runs need COSG's environment).
+    """
+    from types import SimpleNamespace
+
+    import numpy as np
+    import pandas as pd
+
+    from paucity import io
+    from paucity.markers.benchmark.interactions import NEGATIVE_TOLERANCE
+
+    folder = out / name
+    values = pd.read_csv(folder / "interactions.csv")["interaction"].to_numpy()
+    result = SimpleNamespace(
+        table=pd.read_csv(folder / "results.csv"),
+        overlap=pd.read_csv(folder / "overlap.csv", index_col=0),
+        runtimes=pd.read_csv(folder / "runtimes.csv"),
+        selections=pd.read_csv(folder / "selections.csv"),
+        interactions=SimpleNamespace(values=values, negative_fraction=float(np.mean(values < -NEGATIVE_TOLERANCE))),
+    )
+    adata = RUNS[name][0](False)
+    marker_of = adata.var["marker_of"] if "marker_of" in adata.var else None
+    tables = recorded_tables(result, marker_of)
+    for suffix, table in tables.items():
+        path = RESULTS / f"markers_{name}{suffix}.csv"
+        if suffix or not path.exists():  # the tidy table the run wrote stays as it is (the folder's rows are reordered)
+            io.write_csv(table, path, index=False)
+    return tables
+
+
 def run(name: str, out: Path, *, quick: bool = False, n_jobs: int | None = None, record: bool = True, progress: bool = True,
         cosg_python=None):
     """One run of the page: the benchmark, its figures and summary in ``out/name``; returns the result.
@@ -108,8 +187,9 @@ def run(name: str, out: Path, *, quick: bool = False, n_jobs: int | None = None,
 
     make_data, groupby, n_features, methods, tag = RUNS[name]
     folder = out / (f"{name}-quick" if quick else name)
+    adata = make_data(quick)
     result = run_benchmark_adata(
-        make_data(quick),
+        adata,
         groupby,
         n_features=n_features[:2] if quick else n_features,
         n_folds=2 if quick else 5,
@@ -123,7 +203,9 @@ def run(name: str, out: Path, *, quick: bool = False, n_jobs: int | None = None,
     figures = write_figures(result, folder)
     io.write_text(report_markdown(result, figures, title=f"Marker benchmark: {name}"), folder / "summary.md")
     if record and not quick:
-        io.write_csv(result.table, RESULTS / f"markers_{name}.csv", index=False)
+        marker_of = adata.var["marker_of"] if "marker_of" in adata.var else None  # the synthetic data knows its markers
+        for suffix, table in recorded_tables(result, marker_of).items():
+            io.write_csv(table, RESULTS / f"markers_{name}{suffix}.csv", index=False)
         for figure, path in figures.items() if tag is not None else ():
             shutil.copyfile(path, FIGURES / f"markers-benchmark-{tag}-{figure.replace('_', '-')}.png")
     return result
@@ -135,6 +217,9 @@ def main(argv=None) -> None:
                         help="which runs (default all: pbmc, synthetic, objectives; anchors: the two runs with COSG)")
     parser.add_argument("--out", type=Path, default=RUNS_FOLDER, help="folder of the run folders (a rerun resumes)")
     parser.add_argument("--quick", action="store_true", help="2 folds, 2 numbers of features, 500 synthetic cells")
+    parser.add_argument("--record-only", action="store_true",
+                        help="write experiments/results/ from the runs' folders without running (e.g. the anchors "
+                        "runs where COSG's environment is not at hand)")
     parser.add_argument("--n-jobs", type=int, default=None, help="threads (the results do not depend on it)")
     parser.add_argument("--cosg-python", default=None,
                         help="the Python of a virtual environment with cosg installed, for the anchors runs "
@@ -143,6 +228,11 @@ def main(argv=None) -> None:
     names = list(dict.fromkeys(name for run_name in args.runs for name in GROUPS.get(run_name, (run_name,))))
     from paucity.markers.benchmark.plots import error_table
 
+    if args.record_only:
+        for name in names:
+            record_from_folder(name, args.out)
+            print(f"wrote experiments/results/markers_{name}*.csv from {args.out / name}")
+        return
     for name in names:
         result = run(name, args.out, quick=args.quick, n_jobs=args.n_jobs, cosg_python=args.cosg_python)
         for classifier in result.table["classifier"].unique():
