@@ -1,0 +1,728 @@
+"""Every number a guide quotes from experiments/results/ matches the stored file.
+
+Each quote below names the page, the text as it stands on the page (the test fails if the text is no longer
+there, so a reworded sentence must be declared again), and for each number in that text the value it must
+round to, read from a CSV in experiments/results/. Tables are checked cell by cell against the CSV they are
+written from. A rerun that changes a stored number fails here until the page follows.
+
+Run times are left out: they depend on the machine and on what else runs on it, and the pages give them as
+indicative only. Numbers that come from elsewhere (the seeds' own numbers, benchmarks/, tests) are not
+quotes from experiments/results/ and are not listed.
+
+Nothing here reruns an experiment: the test reads the stored files only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+RESULTS = ROOT / "experiments" / "results"
+NUMBER = re.compile(r"[−-]?\d+(?:[.,]\d+)*")
+
+
+@cache
+def csv(name: str) -> pd.DataFrame:
+    return pd.read_csv(RESULTS / name)
+
+
+@cache
+def page(name: str) -> str:
+    # the pages wrap sentences over lines and bold some numbers: quotes are matched with whitespace runs
+    # collapsed and without the bold marks
+    return re.sub(r"\s+", " ", (DOCS / name).read_text().replace("**", ""))
+
+
+def rows(name: str, **where) -> pd.DataFrame:
+    frame = csv(name)
+    mask = np.ones(len(frame), dtype=bool)
+    for column, wanted in where.items():
+        column = column.replace("__", " ")
+        values = frame[column]
+        mask &= np.isclose(values, wanted) if isinstance(wanted, float) else (values == wanted).to_numpy()
+    part = frame[mask]
+    assert len(part), f"{name}: no row where {where}"
+    return part
+
+
+def one(name: str, column: str, **where) -> float:
+    part = rows(name, **where)
+    assert len(part) == 1, f"{name}: {len(part)} rows where {where}, expected one"
+    return float(part[column].iloc[0])
+
+
+def parse(text: str) -> float:
+    return float(text.replace("−", "-").replace(",", ""))
+
+
+def decimals(text: str) -> int:
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def agrees(quoted: str, value: float) -> bool:
+    """The quoted number is the value rounded to the quoted decimals (either way at a tie)."""
+    return abs(parse(quoted) - value) <= 0.5 * 10.0 ** -decimals(quoted) + 1e-9
+
+
+@dataclass(frozen=True)
+class Quote:
+    page: str
+    text: str  # as on the page (whitespace runs count as one space)
+    numbers: tuple  # (the number as written in text, its value from the stored file)
+
+    @property
+    def id(self) -> str:
+        return f"{self.page}: {self.text[:60]}"
+
+
+def quote(page_name: str, text: str, *numbers) -> Quote:
+    return Quote(page_name, text, tuple(numbers))
+
+
+# -- readers of the stored files -------------------------------------------------------------------
+def fig2_5(panel: str, method: str, x: float) -> float:
+    return one("clustering_fig2_5.csv", "error_mean", panel=panel, method=method, x=x)
+
+
+def tau(figure: str, m: int, method: str) -> float:
+    return one(f"ranking_{figure}a.csv", "tau_b_mean", m=m, method=method)
+
+
+def draws(seed: int, method: str) -> float:
+    return one("ranking_siamese_draws.csv", "tau_b_mean", seed=seed, method=method)
+
+
+def bounds(method: str, nu: float, c: float) -> float:
+    return one("ranking_fig5_1ab.csv", "probability", method=method, nu=nu, c=c)
+
+
+def reaches(method: str, nu: float, level: float = 0.9) -> float:
+    """The smallest c of the grid from which the bound holds in at least ``level`` of the runs."""
+    part = rows("ranking_fig5_1ab.csv", method=method, nu=nu).sort_values("c")
+    below = part[part["probability"] < level]
+    return float(part[part["c"] > below["c"].max()]["c"].min()) if len(below) else float(part["c"].min())
+
+
+def bound_leaves_zero(method: str, nu: float) -> float:
+    """The c at which the theorem's lower bound on the probability first exceeds 0 (eqs. 5.83 and 5.22, n = 1000)."""
+    import sys
+
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from experiments.ranking import bre_probability_bound, ure_probability_bound
+
+    bound = bre_probability_bound if method == "BRE" else ure_probability_bound
+    grid = np.arange(1.0, 145.0, 0.1)
+    return float(grid[np.argmax([bound(1000, c, nu) > 0 for c in grid])])
+
+
+def power(method: str, ds, reduce=max, level: float = 0.05) -> float:
+    """The share of repetitions whose p-value is at most ``level``, reduced over the dimensions ``ds``."""
+    part = rows("differences_power_rules.csv", method=method)
+    return float(reduce((part[part["d"] == d]["pvalue"] <= level).mean() for d in ds))
+
+
+def crossing_bin() -> int:
+    """The first bin of Figure 5.1(c) from which URE's median displacement is no longer below BRE's."""
+    table = csv("ranking_fig5_1c.csv").pivot(index="position_from", columns="method", values="median")
+    return int(table.index[table["URE"] >= table["BRE"]].min())
+
+
+@cache
+def _judgments_module():
+    import sys
+
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from experiments import judgments
+
+    return judgments
+
+
+@cache
+def _judgments_frame() -> pd.DataFrame:
+    return pd.read_csv(RESULTS / "judgments_experiments.csv", dtype={"repeats": str})
+
+
+def versus(experiment: str, baseline: str, budget: int, column: str) -> float:
+    """Full against a baseline over the splits (wins, ties, losses, win_rate, low, high), as the script counts."""
+    frame = _judgments_frame()
+    table = _judgments_module().head_to_head(frame[frame["experiment"] == experiment], baseline)
+    return float(table.loc[budget, column])
+
+
+def judgment_mean(experiment: str, algorithm: str, budget: int) -> float:
+    frame = _judgments_frame()
+    part = frame[(frame["experiment"] == experiment) & (frame["algorithm"] == algorithm) & (frame["budget"] == budget)]
+    return float(part["test_mse"].mean())
+
+
+def gp(method: str, column: str = "over_gpc_sparse", file: str = "gp_fig4_3.csv") -> float:
+    return one(file, column, residue="mean", method=method)
+
+
+def gp_growing(quantile: float, method: str) -> float:
+    return one("gp_fig4_4.csv", "over_gpc", quantile=quantile, method=method)
+
+
+def cost(panel: str, method: str, column: str = "cost_usd") -> float:
+    return one("clustering_table2_2.csv", column, panel=panel, method=method)
+
+
+def crowd(method: str, column: str) -> float:
+    return one("crowd_table3_1.csv", column, method=method)
+
+
+def markers_error(run: str, method: str, mode: str, n: int, classifier: str = "random_forest") -> float:
+    return rows(f"markers_{run}.csv", method=method, mode=mode, n_requested=n, classifier=classifier)["error_rate"].mean()
+
+
+def overlap(run: str, a: str, b: str) -> float:
+    return one(f"markers_{run}_overlap.csv", b, method=a)
+
+
+def interactions(run: str, column: str) -> float:
+    return float(csv(f"markers_{run}_interactions.csv")[column].iloc[0])
+
+
+MARKER_LABELS = {  # the benchmark's row labels (paucity.markers.benchmark's method_label) by (method, mode)
+    ("mim", "multiclass"): "MIM", ("jmi", "multiclass"): "JMI", ("cife", "multiclass"): "CIFE",
+    ("mim", "binary"): "MIM (B)", ("jmi", "binary"): "JMI (B)", ("cife", "binary"): "CIFE (B)",
+    ("mrmr", "multiclass"): "MRMR", ("t-test_overestim_var", "binary"): "t-test (ov)",
+    ("wilcoxon", "binary"): "Wilcoxon", ("logreg", "binary"): "LogReg", ("random_forest", "multiclass"): "RForest",
+    ("random", "multiclass"): "Random", ("t-test", "binary"): "t-test", ("cosg", "binary"): "COSG",
+}
+
+
+FINDERS = ("MIM", "JMI", "MRMR", "MIM (B)", "JMI (B)", "t-test (ov)", "Wilcoxon", "LogReg", "RForest")
+
+
+def true_markers(method: str, mode: str, column: str = "true_markers", file: str = "synthetic") -> float:
+    return one(f"markers_{file}_true_markers.csv", column, method=method, mode=mode)
+
+
+def anchors_overlap(method: str, but=()) -> list:
+    table = csv("markers_pbmc-anchors_overlap.csv").set_index("method")
+    return [float(table.loc[method, other]) for other in table.columns if other != method and other not in but]
+
+
+def finders_overlap() -> list:
+    return [overlap("synthetic", a, b) for a in FINDERS for b in FINDERS if a != b]
+
+
+NOS3_4 = "similarity σ = 2^-5, Q̂ NOS"
+NOS3_5 = "similarity σ = 2^-4, Q̂ NOS"
+NOS3_6 = NOS3_4
+BTL = "BTL-MLE, alpha = 1"
+LAMBDA = "λ-regularized, Q̂ NOS"
+
+QUOTES = [
+    # -- seed 000, chapter 2 (markers_*.csv of experiments/markers.py) ---------------------------------
+    quote("fidelity.md", "it is not better than the best methods (0.194 against 0.193 at 50 genes)",
+          ("0.194", lambda: markers_error("pbmc", "random_forest", "multiclass", 50)),
+          ("0.193", lambda: markers_error("pbmc", "mim", "binary", 50))),
+    quote("fidelity.md", "same here (3 of 50 genes shared with MIM on PBMC)",
+          ("3", lambda: overlap("pbmc", "CIFE", "MIM"))),
+    quote("fidelity.md", "(JMI–MIM: 44 of 50 on PBMC, 98 of 100 on the synthetic counts)",
+          ("44", lambda: overlap("pbmc", "JMI", "MIM")), ("98", lambda: overlap("synthetic", "JMI", "MIM"))),
+    quote("fidelity.md", "Here 38.5 % negative on PBMC and 89.6 % on synthetic counts",
+          ("38.5", lambda: 100 * interactions("pbmc", "negative_fraction")),
+          ("89.6", lambda: 100 * interactions("synthetic", "negative_fraction"))),
+    quote("fidelity.md", "true on PBMC (0.304 against 0.272 on average)",
+          ("0.304", lambda: rows("markers_pbmc.csv", classifier="nearest_centroids")["error_rate"].mean()),
+          ("0.272", lambda: rows("markers_pbmc.csv", classifier="random_forest")["error_rate"].mean())),
+    quote("fidelity.md", "asserts 38.5 %", ("38.5", lambda: 100 * interactions("pbmc", "negative_fraction"))),
+    quote("markers-benchmark.md", "I(x_i; x_j; y) over the 4,950 pairs of the 100 genes of highest I(x; y): 38.5 % "
+          "negative; median 0.020 bits, from −0.151 to 0.855.",
+          ("4,950", lambda: interactions("pbmc", "pairs")), ("38.5", lambda: 100 * interactions("pbmc", "negative_fraction")),
+          ("0.020", lambda: interactions("pbmc", "median")), ("−0.151", lambda: interactions("pbmc", "minimum")),
+          ("0.855", lambda: interactions("pbmc", "maximum"))),
+    quote("markers-benchmark.md", "I(x_i; x_j; y) over the 4,950 pairs of the top 100 genes: 89.6 % negative; median "
+          "−0.006 bits, from −0.026 to 0.18.",
+          ("4,950", lambda: interactions("synthetic", "pairs")),
+          ("89.6", lambda: 100 * interactions("synthetic", "negative_fraction")),
+          ("−0.006", lambda: interactions("synthetic", "median")), ("−0.026", lambda: interactions("synthetic", "minimum")),
+          ("0.18", lambda: interactions("synthetic", "maximum"))),
+    quote("markers-benchmark.md", "(e.g. n = 100: 0.008 for every method but CIFE 0.091, CIFE (B) 0.057 and random 0.583)",
+          *[("0.008", (lambda m=m, mode=mode: markers_error("synthetic", m, mode, 100, "nearest_centroids")))
+            for (m, mode) in MARKER_LABELS if m not in ("cife", "random", "t-test", "cosg")],
+          ("0.091", lambda: markers_error("synthetic", "cife", "multiclass", 100, "nearest_centroids")),
+          ("0.057", lambda: markers_error("synthetic", "cife", "binary", 100, "nearest_centroids")),
+          ("0.583", lambda: markers_error("synthetic", "random", "multiclass", 100, "nearest_centroids"))),
+    quote("markers-benchmark.md", "24 for CIFE and 30 of 66 for binary CIFE — random genes hit 28",
+          ("24", lambda: true_markers("cife", "multiclass")), ("30", lambda: true_markers("cife", "binary")),
+          ("66", lambda: true_markers("cife", "binary", "selected")), ("28", lambda: true_markers("random", "multiclass"))),
+    quote("markers-benchmark.md", "the marker-finding methods share 85–100 genes, CIFE 22–23 with each of them and 56 "
+          "with binary CIFE",
+          ("85", lambda: min(finders_overlap())), ("100", lambda: max(finders_overlap())),
+          ("22", lambda: min(overlap("synthetic", "CIFE", b) for b in FINDERS)),
+          ("23", lambda: max(overlap("synthetic", "CIFE", b) for b in FINDERS)),
+          ("56", lambda: overlap("synthetic", "CIFE", "CIFE (B)"))),
+    quote("markers-benchmark.md", "3 of 50 shared with MIM on PBMC, 22 of 100 on the synthetic data; JMI–MIM 44 of 50 "
+          "and 98 of 100",
+          ("3", lambda: overlap("pbmc", "CIFE", "MIM")), ("22", lambda: overlap("synthetic", "CIFE", "MIM")),
+          ("44", lambda: overlap("pbmc", "JMI", "MIM")), ("98", lambda: overlap("synthetic", "JMI", "MIM"))),
+    quote("markers-benchmark.md", "Not better than the best methods on PBMC (0.194 at 50 genes against 0.193 for binary "
+          "MIM/JMI)",
+          ("0.194", lambda: markers_error("pbmc", "random_forest", "multiclass", 50)),
+          ("0.193", lambda: markers_error("pbmc", "mim", "binary", 50)),
+          ("0.193", lambda: markers_error("pbmc", "jmi", "binary", 50))),
+    quote("markers-benchmark.md", "True on PBMC (0.304 against 0.272 on average)",
+          ("0.304", lambda: rows("markers_pbmc.csv", classifier="nearest_centroids")["error_rate"].mean()),
+          ("0.272", lambda: rows("markers_pbmc.csv", classifier="random_forest")["error_rate"].mean())),
+    quote("markers-benchmark.md", "38.5 % negative on PBMC, 89.6 % on synthetic data",
+          ("38.5", lambda: 100 * interactions("pbmc", "negative_fraction")),
+          ("89.6", lambda: 100 * interactions("synthetic", "negative_fraction"))),
+    quote("markers-benchmark.md", "PBMC, random forest, 17–19 genes: binary JMI and CIFE 0.210, logistic regression 0.213, "
+          "Wilcoxon 0.223, binary MIM 0.226, `t-test_overestim_var` 0.230, `t-test` 0.233",
+          *[(q, (lambda m=m, mode=mode: markers_error("pbmc-anchors", m, mode, 20))) for q, m, mode in (
+              ("0.210", "jmi", "binary"), ("0.210", "cife", "binary"), ("0.213", "logreg", "binary"),
+              ("0.223", "wilcoxon", "binary"), ("0.226", "mim", "binary"), ("0.230", "t-test_overestim_var", "binary"),
+              ("0.233", "t-test", "binary"))]),
+    quote("markers-benchmark.md", "(PBMC, random forest, 10 genes: MIM 0.333, JMI 0.283, mRMR 0.249)",
+          *[(q, (lambda m=m: markers_error("pbmc", m, "multiclass", 10))) for q, m in (
+              ("0.333", "mim"), ("0.283", "jmi"), ("0.249", "mrmr"))]),
+    quote("markers-benchmark.md", "With 10 genes (one per cell type) it errs on 0.374 of PBMC cells (random forest)",
+          ("0.374", lambda: markers_error("pbmc-anchors", "cosg", "binary", 10))),
+    quote("markers-benchmark.md", "random forest: multiclass JMI with 10 genes 0.283, binary JMI with 8.8 genes 0.256",
+          ("0.283", lambda: markers_error("pbmc", "jmi", "multiclass", 10)),
+          ("8.8", lambda: rows("markers_pbmc.csv", method="jmi", mode="binary", n_requested=10)["n_used"].mean()),
+          ("0.256", lambda: markers_error("pbmc", "jmi", "binary", 10))),
+    quote("markers-benchmark.md", "(PBMC, n = 5, random forest: the best multiclass method, 0.309) and then stops "
+          "improving (0.276 at 50 genes",
+          ("0.309", lambda: markers_error("pbmc", "cife", "multiclass", 5)),
+          ("0.309", lambda: min(markers_error("pbmc", m, "multiclass", 5) for m in ("mim", "jmi", "cife", "mrmr", "random_forest"))),
+          ("0.276", lambda: markers_error("pbmc", "cife", "multiclass", 50))),
+    quote("markers-benchmark.md", "COSG shares 7–16 with every other method but multiclass CIFE (2) and random genes (5) "
+          "(16 with binary MIM, 15 with the random forest's, 13 with scanpy's `t-test_overestim_var`); scanpy's `t-test` shares 31 with Wilcoxon and 21–25 with "
+          "paucity's MIM, JMI and binary MIM",
+          ("7", lambda: min(anchors_overlap("COSG", but=("CIFE", "Random")))),
+          ("16", lambda: max(anchors_overlap("COSG", but=("CIFE", "Random")))),
+          ("2", lambda: overlap("pbmc-anchors", "COSG", "CIFE")), ("5", lambda: overlap("pbmc-anchors", "COSG", "Random")),
+          ("16", lambda: overlap("pbmc-anchors", "COSG", "MIM (B)")), ("15", lambda: overlap("pbmc-anchors", "COSG", "RForest")),
+          ("13", lambda: overlap("pbmc-anchors", "COSG", "t-test (ov)")),
+          ("31", lambda: overlap("pbmc-anchors", "t-test", "Wilcoxon")),
+          ("21", lambda: min(overlap("pbmc-anchors", "t-test", b) for b in ("MIM", "JMI", "MIM (B)"))),
+          ("25", lambda: max(overlap("pbmc-anchors", "t-test", b) for b in ("MIM", "JMI", "MIM (B)")))),
+    quote("markers-benchmark.md", "MIM, JMI, mRMR, binary MIM and JMI, all four scanpy methods, COSG and the random forest "
+          "100 of 100; CIFE 24 of 100; binary CIFE 30 of the 66 it kept; random genes 28 of 100",
+          *[("100", (lambda m=m, mode=mode: true_markers(m, mode, file="synthetic-anchors"))) for m, mode in (
+              ("mim", "multiclass"), ("jmi", "multiclass"), ("mrmr", "multiclass"), ("mim", "binary"), ("jmi", "binary"),
+              ("t-test", "binary"), ("t-test_overestim_var", "binary"), ("wilcoxon", "binary"), ("logreg", "binary"),
+              ("cosg", "binary"), ("random_forest", "multiclass"))],
+          ("24", lambda: true_markers("cife", "multiclass", file="synthetic-anchors")),
+          ("30", lambda: true_markers("cife", "binary", file="synthetic-anchors")),
+          ("66", lambda: true_markers("cife", "binary", "selected", file="synthetic-anchors")),
+          ("28", lambda: true_markers("random", "multiclass", file="synthetic-anchors"))),
+    quote("markers-benchmark.md", "all 100 are true markers for MIM, JMI, mRMR, both binary MIM and JMI, the three scanpy "
+          "tests and random-forest importance",
+          *[("100", (lambda m=m, mode=mode: true_markers(m, mode))) for m, mode in (
+              ("mim", "multiclass"), ("jmi", "multiclass"), ("mrmr", "multiclass"), ("mim", "binary"), ("jmi", "binary"),
+              ("t-test_overestim_var", "binary"), ("wilcoxon", "binary"), ("logreg", "binary"),
+              ("random_forest", "multiclass"))]),
+    # -- seed 002 (judgments_*.csv of experiments/judgments.py) ---------------------------------------
+    quote("fidelity.md", "(R² = 0.18 of least squares on the exact row means, 5-fold; `judgments_signal.csv`)",
+          ("0.18", lambda: one("judgments_signal.csv", "r2_mean", group_size=8))),
+    quote("judgments.md", "R² = 0.51 for single pixels, 0.43 for pairs, 0.21 for groups of 4, 0.18 for whole rows",
+          *[(q, (lambda g=g: one("judgments_signal.csv", "r2_mean", group_size=g)))
+            for q, g in (("0.51", 1), ("0.43", 2), ("0.21", 4), ("0.18", 8))]),
+    quote("judgments.md", "(R² = 0.18 with the exact row means)",
+          ("0.18", lambda: one("judgments_signal.csv", "r2_mean", group_size=8))),
+    quote("judgments.md", "At B = 2 and 3 Full and Copies mostly tie (47 and 27 of 50 splits); of the rest Full wins "
+          "3 of 3 at B = 2 and 9 of 23 at B = 3. At B = 6 Averages is level with Full: its mean is 0.001 lower and it "
+          "wins 24 of the 44 splits that are not ties (Full's win rate 45% [32%, 60%]).",
+          ("47", lambda: versus("simulated", "copies", 2, "ties")), ("27", lambda: versus("simulated", "copies", 3, "ties")),
+          ("3", lambda: versus("simulated", "copies", 2, "wins")), ("3", lambda: 50 - versus("simulated", "copies", 2, "ties")),
+          ("9", lambda: versus("simulated", "copies", 3, "wins")), ("23", lambda: 50 - versus("simulated", "copies", 3, "ties")),
+          ("0.001", lambda: judgment_mean("simulated", "full", 6) - judgment_mean("simulated", "averages", 6)),
+          ("24", lambda: versus("simulated", "averages", 6, "losses")),
+          ("44", lambda: 50 - versus("simulated", "averages", 6, "ties")),
+          ("45", lambda: 100 * versus("simulated", "averages", 6, "win_rate")),
+          ("32", lambda: 100 * versus("simulated", "averages", 6, "low")),
+          ("60", lambda: 100 * versus("simulated", "averages", 6, "high"))),
+    quote("judgments.md", "undecided at B = 4, 6, 8 and 10 (51% [36%, 66%], 60% [45%, 72%], 59% [44%, 72%], 62% [48%, 74%])",
+          *[(q, (lambda b=b, c=c: 100 * versus("simulated, small sample", "averages", b, c))) for q, b, c in (
+              ("51", 4, "win_rate"), ("36", 4, "low"), ("66", 4, "high"), ("60", 6, "win_rate"), ("45", 6, "low"),
+              ("72", 6, "high"), ("59", 8, "win_rate"), ("44", 8, "low"), ("72", 8, "high"), ("62", 10, "win_rate"),
+              ("48", 10, "low"), ("74", 10, "high"))]),
+    quote("judgments.md", "Full and Copies take the same attribute once in 49 of 50 splits",
+          ("49", lambda: versus("simulated", "copies", 1, "ties"))),
+    # -- seed 000, chapter 3 (ranking_*.csv of experiments/ranking.py) ---------------------------------
+    quote("fidelity.md", "(tau 0.60 against 0.10 at m = 100, on Q̂^NOS)",
+          ("0.60", lambda: tau("fig3_4", 100, NOS3_4)), ("0.10", lambda: tau("fig3_4", 100, LAMBDA))),
+    quote("ranking.md", "tau is 0.60 against 0.10 at m = 100 and 0.86 against 0.57 at m = 10⁴.",
+          ("0.60", lambda: tau("fig3_4", 100, NOS3_4)), ("0.10", lambda: tau("fig3_4", 100, LAMBDA)),
+          ("0.86", lambda: tau("fig3_4", 10000, NOS3_4)), ("0.57", lambda: tau("fig3_4", 10000, LAMBDA))),
+    quote("fidelity.md", "similarity regularization beats it at m = 100 (0.60 against 0.50)",
+          ("0.60", lambda: tau("fig3_4", 100, NOS3_4)), ("0.50", lambda: tau("fig3_4", 100, "Siamese network"))),
+    quote("fidelity.md", "it matches RankSVM on random features from m = 2000 (0.97 at m = 10⁴)",
+          ("0.97", lambda: tau("fig3_4", 10000, "Siamese network"))),
+    quote("fidelity.md", "The Siamese network flattens at tau 0.30–0.31 from m = 10⁴",
+          ("0.30", lambda: tau("fig3_5", 10000, "Siamese network")),
+          ("0.31", lambda: tau("fig3_5", 100000, "Siamese network"))),
+    quote("fidelity.md", "(0.60, 0.57, 0.57 at m = 10⁵)",
+          ("0.60", lambda: tau("fig3_5", 100000, NOS3_5)), ("0.57", lambda: tau("fig3_5", 100000, BTL)),
+          ("0.57", lambda: tau("fig3_5", 100000, LAMBDA))),
+    quote("fidelity.md", "(at m = 3·10⁴, 0.07 to 0.52 on four further draws, where similarity regularization "
+          "reaches 0.50 to 0.57 and is ahead on each;",
+          ("0.07", lambda: min(draws(s, "Siamese network") for s in range(200, 204))),
+          ("0.52", lambda: max(draws(s, "Siamese network") for s in range(200, 204))),
+          ("0.50", lambda: min(draws(s, NOS3_5) for s in range(200, 204))),
+          ("0.57", lambda: max(draws(s, NOS3_5) for s in range(200, 204)))),
+    quote("fidelity.md", "(0.27 against 0.17–0.18 at m = 10⁴)",
+          ("0.27", lambda: tau("fig3_6", 10000, "Siamese network")), ("0.17", lambda: tau("fig3_6", 10000, LAMBDA)),
+          ("0.18", lambda: tau("fig3_6", 10000, BTL))),
+    quote("fidelity.md", "but stays far below linear RankSVM (0.78)", ("0.78", lambda: tau("fig3_6", 10000, "RankSVM linear"))),
+    quote("ranking.md", "on the tuning draws the same network reaches 0.53 at m = 3·10⁴ on average",
+          ("0.53", lambda: one("ranking_siamese_tuning.csv", "experiment2_m30000", chosen=True))),
+    quote("ranking.md", "0.28, 0.30, 0.52 and 0.07, where similarity regularization reaches 0.55, 0.50, 0.57 and 0.56",
+          *[(q, (lambda s=s: draws(s, "Siamese network")))
+            for q, s in (("0.28", 200), ("0.30", 201), ("0.52", 202), ("0.07", 203))],
+          *[(q, (lambda s=s: draws(s, NOS3_5))) for q, s in (("0.55", 200), ("0.50", 201), ("0.57", 202), ("0.56", 203))]),
+    quote("ranking.md", "regularization is ahead every time, by 0.06 to 0.49",
+          ("0.06", lambda: min(draws(s, NOS3_5) - draws(s, "Siamese network") for s in range(200, 204))),
+          ("0.49", lambda: max(draws(s, NOS3_5) - draws(s, "Siamese network") for s in range(200, 204)))),
+    quote("ranking.md", "from c = 16 (ν = 0.2; 0.897 at c = 12)",
+          ("0.897", lambda: bounds("BRE", 0.2, 12.0))),
+    quote("ranking.md", "least 90% of the runs from c = 3 (BRE, ν = 0.4) against c = 2 (URE, ν = 0.1), from c = 16 "
+          "(ν = 0.2; 0.897 at c = 12) against c = 4 (ν = 0.05), and from c = 48 (ν = 0.1) against c = 8 (ν = 0.025).",
+          ("3", lambda: reaches("BRE", 0.4)), ("2", lambda: reaches("URE", 0.1)), ("16", lambda: reaches("BRE", 0.2)),
+          ("4", lambda: reaches("URE", 0.05)), ("48", lambda: reaches("BRE", 0.1)), ("8", lambda: reaches("URE", 0.025))),
+    quote("ranking.md", "observed probability reaches 0.9 at a c 7 to 15 times smaller than the c at which the dashed "
+          "curve leaves 0 (BRE, ν = 0.4: c = 3 against 21; URE, ν = 0.1, 0.05, 0.025: c = 2, 4, 8 against 29, 59, 117)",
+          ("3", lambda: reaches("BRE", 0.4)), ("2", lambda: reaches("URE", 0.1)), ("4", lambda: reaches("URE", 0.05)),
+          ("8", lambda: reaches("URE", 0.025)), ("21", lambda: bound_leaves_zero("BRE", 0.4)),
+          ("29", lambda: bound_leaves_zero("URE", 0.1)), ("59", lambda: bound_leaves_zero("URE", 0.05)),
+          ("117", lambda: bound_leaves_zero("URE", 0.025)),
+          ("7", lambda: bound_leaves_zero("BRE", 0.4) / reaches("BRE", 0.4)),
+          ("15", lambda: max(bound_leaves_zero("URE", nu) / reaches("URE", nu) for nu in (0.1, 0.05, 0.025)))),
+    # -- seed 003, chapter 2 (clustering_*.csv of experiments/clustering.py) ---------------------------
+    quote("fidelity.md", "(0.069 at x = 0.3, 0.005 at x = 1)",
+          ("0.069", lambda: fig2_5("a", "IU-RED, interleave", 0.3)), ("0.005", lambda: fig2_5("a", "IU-RED, interleave", 1.0))),
+    quote("fidelity.md", "(at x = 0.2: 0.226 against 0.310 and 0.315)",
+          ("0.226", lambda: fig2_5("a", "S&T", 0.2)), ("0.310", lambda: fig2_5("a", "IU-RED", 0.2)),
+          ("0.315", lambda: fig2_5("a", "IU-RED, interleave", 0.2))),
+    quote("clustering.md", "IU-RED variants: 0.226 against 0.310 and 0.315 at x = 0.2)",
+          ("0.226", lambda: fig2_5("a", "S&T", 0.2)), ("0.310", lambda: fig2_5("a", "IU-RED", 0.2)),
+          ("0.315", lambda: fig2_5("a", "IU-RED, interleave", 0.2))),
+    quote("fidelity.md", "S&T is ahead (−0.0004 ± 0.0007 against −0.0023 ± 0.0008)",
+          ("−0.0004", lambda: one("clustering_table2_1.csv", "S&T_mean", data="uniform")),
+          ("0.0007", lambda: one("clustering_table2_1.csv", "S&T_se", data="uniform")),
+          ("−0.0023", lambda: one("clustering_table2_1.csv", "IU-RED_mean", data="uniform")),
+          ("0.0008", lambda: one("clustering_table2_1.csv", "IU-RED_se", data="uniform"))),
+    quote("fidelity.md", "IU-RED is ahead only on waveform (0.048 against 0.024)",
+          ("0.048", lambda: one("clustering_table2_1.csv", "IU-RED_mean", data="waveform")),
+          ("0.024", lambda: one("clustering_table2_1.csv", "S&T_mean", data="waveform"))),
+    quote("fidelity.md", "(a): random $134, S&T $115, S&T inter. $37, IU-RED $26, IU-RED inter. $26",
+          ("134", lambda: cost("a", "Random")), ("115", lambda: cost("a", "S&T")),
+          ("37", lambda: cost("a", "S&T, interleave")), ("26", lambda: cost("a", "IU-RED")),
+          ("26", lambda: cost("a", "IU-RED, interleave"))),
+    quote("fidelity.md", "(b): $82, $45, $41, $41, $17; (c): $50, $48, $30, $40, $15.",
+          *[(q, (lambda p=p, m=m: cost(p, m))) for q, p, m in (
+              ("82", "b", "Random"), ("45", "b", "S&T"), ("41", "b", "S&T, interleave"), ("41", "b", "IU-RED"),
+              ("17", "b", "IU-RED, interleave"), ("50", "c", "Random"), ("48", "c", "S&T"),
+              ("30", "c", "S&T, interleave"), ("40", "c", "IU-RED"), ("15", "c", "IU-RED, interleave"))]),
+    # -- seed 003, chapter 3 (crowd_*.csv of experiments/crowd.py) -------------------------------------
+    quote("fidelity.md", "about 514 of 1,000 tasks kept",
+          ("514", lambda: csv("crowd_table3_1_runs.csv").groupby("restart")["n_kept"].first().mean())),
+    quote("fidelity.md", "BBMC-ACT best active method (error 0.012 against 0.023 for RAND-ACT)",
+          ("0.012", lambda: crowd("BBMC-ACT", "error_mean")), ("0.023", lambda: crowd("RAND-ACT", "error_mean"))),
+    quote("fidelity.md", "MCMC-ACT poor and 25 times slower than BBMC-ACT",
+          ("25", lambda: crowd("MCMC-ACT", "seconds_mean") / crowd("BBMC-ACT", "seconds_mean"))),
+    quote("fidelity.md", "BBMC's mean log likelihood is the worst of the three passive models (sd 405)",
+          ("405", lambda: crowd("BBMC", "loglik_sd"))),
+    quote("fidelity.md", "whose share of tasks with disagreement is nearest the seed's 523 of 1,000 (0.512 with noise "
+          "0.75, spread 30)",
+          ("0.512", lambda: one("crowd_tuning.csv", "kept_share", stage="simulator", chosen=True)),
+          ("0.75", lambda: one("crowd_tuning.csv", "noise", stage="simulator", chosen=True)),
+          ("30", lambda: one("crowd_tuning.csv", "spread", stage="simulator", chosen=True))),
+    quote("fidelity.md", "The choice K = 6 is the grid's largest value",
+          ("6", lambda: one("crowd_tuning.csv", "n_factors", stage="bbmc", chosen=True)),
+          ("6", lambda: csv("crowd_tuning.csv")["n_factors"].max())),
+    # -- seed 003, chapter 4 (gp_*.csv of experiments/gp.py) -------------------------------------------
+    quote("fidelity.md", "HPC over GPC in the sparse region is +0.6 (hyperbolic secant) and +1.0 (Laplace) points",
+          ("+0.6", lambda: gp("HPC-hypsecant")), ("+1.0", lambda: gp("HPC-laplace"))),
+    quote("fidelity.md", "within the noise of sparse regions of 9–137 points",
+          ("9", lambda: rows("gp_fig4_3.csv", method="GPC").query("residue != 'mean'")["n_sparse"].min()),
+          ("137", lambda: rows("gp_fig4_3.csv", method="GPC").query("residue != 'mean'")["n_sparse"].max())),
+    quote("fidelity.md", "With the first penalty grid (0–10, whose edge was chosen everywhere) both were +0.9",
+          ("+0.9", lambda: gp("HPC-laplace", file="gp_fig4_3_first_grid.csv")),
+          ("+0.9", lambda: gp("HPC-hypsecant", file="gp_fig4_3_first_grid.csv"))),
+    quote("fidelity.md", "with the grid to 1000, both choose 10 everywhere",
+          ("10", lambda: rows("gp_fig4_3.csv").query("residue != 'mean' and method.str.startswith('HPC')")["alpha"].min()),
+          ("10", lambda: rows("gp_fig4_3.csv").query("residue != 'mean' and method.str.startswith('HPC')")["alpha"].max())),
+    quote("fidelity.md", "Agree: HPC within 0.1 points of GPC in dense regions (largest per-residue loss 2.1",
+          ("0.1", lambda: max(abs(gp("HPC-laplace", "over_gpc_dense")), abs(gp("HPC-hypsecant", "over_gpc_dense")))),
+          ("2.1", lambda: -rows("gp_fig4_3.csv").query("residue != 'mean' and method.str.startswith('HPC')")[
+              "over_gpc_dense"].min())),
+    quote("fidelity.md", "(47 sparse points per residue on average against about 155)",
+          ("47", lambda: rows("gp_fig4_3.csv", method="GPC").query("residue != 'mean'")["n_sparse"].mean())),
+    quote("fidelity.md", "the Laplace marginal's lead (1.0–1.3 points up to 20 %) falls to 0.2 at 50 %",
+          ("1.0", lambda: min(gp_growing(q, "HPC-laplace") for q in (0.05, 0.1, 0.15, 0.2))),
+          ("1.3", lambda: max(gp_growing(q, "HPC-laplace") for q in (0.05, 0.1, 0.15, 0.2))),
+          ("0.2", lambda: gp_growing(0.5, "HPC-laplace"))),
+    quote("fidelity.md", "the hyperbolic secant's +0.6 at 10 %", ("+0.6", lambda: gp_growing(0.1, "HPC-hypsecant"))),
+    quote("fidelity.md", "GPC is marginally ahead from 30 % on (0.1 at 30 and 40 %, 0.03 at 50 %)",
+          ("0.1", lambda: -gp_growing(0.3, "HPC-hypsecant")), ("0.1", lambda: -gp_growing(0.4, "HPC-hypsecant")),
+          ("0.03", lambda: -gp_growing(0.5, "HPC-hypsecant"))),
+    # -- seed 003, chapter 5 ----------------------------------------------------------------------------
+    quote("fidelity.md", "(median displacement 44 against 149 in the first 100 positions",
+          ("44", lambda: one("ranking_fig5_1c.csv", "median", method="URE", position_from=0)),
+          ("149", lambda: one("ranking_fig5_1c.csv", "median", method="BRE", position_from=0))),
+    quote("fidelity.md", "crossing in the bin at 2000)",
+          ("2000", lambda: float(crossing_bin()))),
+    quote("fidelity.md", "a von Mises density estimate of all 8,026 residues",
+          ("8,026", lambda: gp("GPC", "n_sparse") + gp("GPC", "n_dense"))),
+    # -- seed 004 (differences_*.csv) -------------------------------------------------------------------
+    quote("fidelity.md", "selects 19.6 ± 0.7 of the 20 relevant features and no other",
+          ("19.6", lambda: csv("differences_madelon_report.csv")["relevant"].mean()),
+          ("0.7", lambda: csv("differences_madelon_report.csv")["relevant"].std(ddof=0)),
+          ("20", lambda: 20.0)),
+    quote("fidelity.md", "RELAX's relaxation is far from tight here (top eigenvalue 1–6 % of the trace)",
+          ("1", lambda: 100 * csv("differences_madelon.csv")["tightness"].min()),
+          ("6", lambda: 100 * csv("differences_madelon.csv")["tightness"].max())),
+    quote("fidelity.md", "SPARDA keeps its power (1.0 up to d = 30, 0.5 at d = 100) where the energy and MMD tests "
+          "lose it (0.1 at d = 30, 0 at d = 100)",
+          ("1.0", lambda: power("SPARDA, support rules", (3, 10, 30), min)),
+          ("0.5", lambda: power("SPARDA, support rules", (100,))),
+          ("0.1", lambda: power("energy (hyppo)", (30,))), ("0.1", lambda: power("MMD (hyppo)", (30,))),
+          ("0", lambda: power("energy (hyppo)", (100,))), ("0", lambda: power("MMD (hyppo)", (100,)))),
+]
+
+# the numbers a guide writes in words or from a formula, not read from a CSV, stay out of QUOTES
+
+
+@pytest.mark.parametrize("q", QUOTES, ids=lambda q: q.id)
+def test_quoted_numbers_match_the_stored_results(q: Quote):
+    text = re.sub(r"\s+", " ", q.text)
+    assert text in page(q.page), f"{q.page} no longer says {text!r}: declare the quote again as the page now has it"
+    written = NUMBER.findall(text)
+    for number, value in q.numbers:
+        assert number.lstrip("+").replace("−", "-") in [w.replace("−", "-") for w in written] or number.lstrip("+") in written, (
+            f"{number!r} is not in the quoted text {text!r}")
+        actual = float(value() if callable(value) else value)
+        assert agrees(number.lstrip("+"), actual), (
+            f"{q.page}: {text!r} quotes {number}, the stored results give {actual:.6g}")
+
+
+# -- tables -----------------------------------------------------------------------------------------
+def markdown_table(page_name: str, *anchors: str) -> list[list[str]]:
+    """The first table after the anchors (found one after the other), as rows of cell texts, header first."""
+    text = (DOCS / page_name).read_text()
+    at = 0
+    for anchor in anchors:
+        found = text.find(anchor, at)
+        assert found >= 0, f"{page_name}: {anchor!r} not found (after the previous anchors)"
+        at = found + len(anchor)
+    lines = text[at:].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    table = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        if re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", line.strip()):
+            continue
+        table.append([cell.strip().replace("**", "") for cell in line.strip().strip("|").split("|")])
+    return table
+
+
+@dataclass(frozen=True)
+class Table:
+    page: str
+    anchors: tuple
+    expected: Callable  # () -> {(row label, column header): exact text, or the numbers of the cell in order}
+    label_columns: int = 1  # how many leading cells name the row (joined by " / ")
+
+    @property
+    def id(self) -> str:
+        return f"{self.page}: {self.anchors[-1][:50]}"
+
+
+def markers_cells(run: str, classifier: str) -> dict:
+    """Mean error over the folds, and the mean number of genes used where it is not n, per method and n."""
+    frame = csv(f"markers_{run}.csv")
+    means = frame[frame["classifier"] == classifier].groupby(["method", "mode", "n_requested"])[
+        ["error_rate", "n_used"]].mean()
+    cells = {}
+    for (method, mode, n), row in means.iterrows():
+        used = () if abs(row["n_used"] - n) < 1e-9 else (row["n_used"],)
+        cells[(MARKER_LABELS[(method, mode)], f"n={n}")] = (row["error_rate"], *used)
+    return cells
+
+
+def overlap_cells(run: str) -> dict:
+    table = csv(f"markers_{run}_overlap.csv").set_index("method")
+    return {(a, b): (float(table.loc[a, b]),) for a in table.index for b in table.columns}
+
+
+def fig2_5_cells() -> dict:
+    panels = {"(a) median": "a", "(b) repeats": "b", "(c) one answer": "c"}
+    frame = csv("clustering_fig2_5.csv")
+    cells = {}
+    for label, panel in panels.items():
+        for method in frame["method"].unique():
+            name = "random" if method == "Random" else method
+            for x in (0.15, 0.3, 0.5, 0.6, 0.75, 1, 1.5, 2):
+                part = frame[(frame["panel"] == panel) & (frame["method"] == method) & np.isclose(frame["x"], x)]
+                if len(part):
+                    column = f"x = {x:g}"
+                    cells[(f"{label} / {name}", column)] = (float(part["error_mean"].iloc[0]),)
+                    cells[(f"{label} / {name}", f"{x:g}")] = (float(part["error_mean"].iloc[0]),)
+    return cells
+
+
+def crowd_cells() -> dict:
+    frame = csv("crowd_table3_1.csv").set_index("method")
+    names = {"Dawid–Skene (training tasks)": "DS", "GLAD (training tasks)": "GLAD"}
+    cells = {}
+    for method in frame.index:
+        label = {v: k for k, v in names.items()}.get(method, method)
+        row = frame.loc[method]
+        if not np.isnan(row["loglik_mean"]):
+            cells[(label, "log likelihood")] = (row["loglik_mean"], row["loglik_sd"])
+            cells[(label, "seed: log likelihood")] = (row["seed_loglik"], row["seed_loglik_sd"])
+            cells[(label, "seed: error")] = (row["seed_error"], row["seed_error_sd"])
+        cells[(label, "error")] = (row["error_mean"], row["error_sd"])
+    return cells
+
+
+def siamese_table_cells() -> dict:
+    columns = {"Siamese network": "Siamese network", "similarity (Q̂^NOS)": "NOS",
+               "RankSVM random features": "RankSVM random features", "RankSVM linear": "RankSVM linear"}
+    nos = {1: NOS3_4, 2: NOS3_5, 3: NOS3_6}
+    figures = {1: "fig3_4", 2: "fig3_5", 3: "fig3_6"}
+    ms = {"100": 100, "1000": 1000, "10⁴": 10000, "10⁵": 100000}
+    cells = {}
+    for experiment in (1, 2, 3):
+        frame = csv(f"ranking_{figures[experiment]}a.csv")
+        for m_text, m in ms.items():
+            part = frame[frame["m"] == m].set_index("method")
+            if not len(part):
+                continue
+            label = f"{experiment}, m = {m_text}"
+            siamese = part.loc["Siamese network"]
+            cells[(label, "Siamese network")] = (siamese["tau_b_mean"], siamese["tau_b_std"])
+            for header, method in columns.items():
+                if header != "Siamese network":
+                    name = nos[experiment] if method == "NOS" else method
+                    if np.isfinite(part.loc[name, "tau_b_mean"]):  # random features stop at m = 10⁴: "—"
+                        cells[(label, header)] = (part.loc[name, "tau_b_mean"],)
+            cells[(label, "λ-regularized / BTL")] = (part.loc[LAMBDA, "tau_b_mean"], part.loc[BTL, "tau_b_mean"])
+    return cells
+
+
+def power_cells() -> dict:
+    names = {"SPARDA, with the support rules": "SPARDA, support rules",
+             "SPARDA, without them (RELAX's support)": "SPARDA, RELAX's support",
+             "energy test (hyppo)": "energy (hyppo)", "MMD test (hyppo)": "MMD (hyppo)"}
+    cells = {}
+    for label, method in names.items():
+        for d in (3, 10, 30, 100):
+            cells[(label, f"d = {d}")] = (power(method, (d,)),)
+    kept = rows("differences_power_rules.csv", method="SPARDA, support rules")
+    for d in (3, 10, 30, 100):
+        cells[("features SPARDA keeps (mean)", f"d = {d}")] = (kept[kept["d"] == d]["n_selected"].mean(),)
+    return cells
+
+
+def objectives_table_problems() -> list:
+    """The table of every objective at 20 markers, checked for every method a row lists."""
+    table = markdown_table("markers-benchmark.md", "## Every objective, both modes (PBMC)", "at 20 requested markers")
+    frame = csv("markers_objectives.csv")
+    frame = frame[frame["n_requested"] == 20]
+    problems = []
+    for label, mode, used, forest, centroids in table[1:]:
+        for method in (m.split(" (")[0].strip() for m in label.split(",")):
+            part = frame[(frame["method"] == method) & (frame["mode"] == mode)]
+            if not len(part):
+                problems.append(f"{method} ({mode}): not in markers_objectives.csv")
+                continue
+            for number, value in ((used, part["n_used"].mean()),
+                                  (forest, part[part["classifier"] == "random_forest"]["error_rate"].mean()),
+                                  (centroids, part[part["classifier"] == "nearest_centroids"]["error_rate"].mean())):
+                if not agrees(number, value):
+                    problems.append(f"{method} ({mode}): the page has {number}, the stored results {value:.6g}")
+    return problems
+
+
+def test_every_objective_table_matches_the_stored_results():
+    assert not objectives_table_problems()
+
+
+TABLES = [
+    Table("markers-benchmark.md", ("### scanpy's `pbmc68k_reduced`, `bulk_labels`", "random forest"),
+          lambda: markers_cells("pbmc", "random_forest")),
+    Table("markers-benchmark.md", ("### scanpy's `pbmc68k_reduced`, `bulk_labels`", "Nearest centroids:"),
+          lambda: markers_cells("pbmc", "nearest_centroids")),
+    Table("markers-benchmark.md", ("### scanpy's `pbmc68k_reduced`, `bulk_labels`", "Genes in common"),
+          lambda: overlap_cells("pbmc")),
+    Table("markers-benchmark.md", ("### Synthetic counts: `make_scrna_counts(5000, 1000)`", "Random forest:"),
+          lambda: markers_cells("synthetic", "random_forest")),
+    Table("markers-benchmark.md", ("### PBMC (`pbmc68k_reduced`, `bulk_labels`)", "Random forest:"),
+          lambda: markers_cells("pbmc-anchors", "random_forest")),
+    Table("markers-benchmark.md", ("### PBMC (`pbmc68k_reduced`, `bulk_labels`)", "Nearest centroids:"),
+          lambda: markers_cells("pbmc-anchors", "nearest_centroids")),
+    Table("markers-benchmark.md", ("### Synthetic counts (`make_scrna_counts(5000, 1000)`)", "Random forest:"),
+          lambda: markers_cells("synthetic-anchors", "random_forest")),
+    Table("markers-benchmark.md", ("### Synthetic counts (`make_scrna_counts(5000, 1000)`)", "Nearest centroids:"),
+          lambda: markers_cells("synthetic-anchors", "nearest_centroids")),
+    Table("clustering.md", ("### Figure 2.5 and Table 2.2: a simulated crowd", "Mean error at a few x:"),
+          fig2_5_cells, label_columns=2),
+    Table("clustering.md", ("### Figure 2.5 and Table 2.2: a simulated crowd", "| (b) repeats | random |"),
+          fig2_5_cells, label_columns=2),
+    Table("crowd.md", ("## Table 3.1 on a simulated crowd", "Mean ± sd over 10 restarts"), crowd_cells),
+    Table("ranking.md", ("### The Siamese-network baseline (§3.5.3)", "What the curves show"), siamese_table_cells),
+    Table("differences.md", ("![Power against the dimension, λ by PDACV on a separate draw]",), power_cells),
+]
+
+
+@pytest.mark.parametrize("t", TABLES, ids=lambda t: t.id)
+def test_tables_match_the_stored_results(t: Table):
+    table = markdown_table(t.page, *t.anchors)
+    header, body = table[0], table[1:]
+    expected = t.expected()
+    checked = 0
+    for row in body:
+        label = " / ".join(row[: t.label_columns])
+        for column, cell in zip(header[t.label_columns :], row[t.label_columns :]):
+            if (label, column) not in expected:
+                continue
+            wanted = expected[(label, column)]
+            if isinstance(wanted, str):
+                assert cell == wanted, f"{t.page}, {label}, {column}: the page has {cell!r}, the stored results {wanted!r}"
+            else:
+                written = NUMBER.findall(cell)
+                assert len(written) >= len(wanted), f"{t.page}, {label}, {column}: {cell!r} lacks numbers"
+                for number, value in zip(written, wanted):
+                    assert agrees(number, float(value)), (
+                        f"{t.page}, {label}, {column}: the page has {number}, the stored results {float(value):.6g}")
+            checked += 1
+    assert checked >= len(body), f"{t.page}: only {checked} cells of {len(body)} rows matched a stored value"
+
+
+# -- generated sections: the text the script writes, rendered again from the stored file ------------
+def test_judgments_section_is_what_the_stored_results_give():
+    """docs/judgments.md's tables between the judgments markers, rendered again from judgments_experiments.csv."""
+    import sys
+
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from experiments import judgments
+
+    frame = pd.read_csv(RESULTS / "judgments_experiments.csv", dtype={"repeats": str})
+    text = (DOCS / "judgments.md").read_text()
+    begin, end = judgments.SECTION
+    section = text[text.index(begin) : text.index(end)]
+    for experiment in ("simulated", "simulated, small sample", "digits", "digits, pairs (variation)"):
+        assert judgments.budget_table(frame, experiment) in section, f"the {experiment!r} table differs from the CSV"
+        assert judgments.ordering_line(frame, experiment) in section, f"the {experiment!r} summary differs from the CSV"
+    assert judgments.k_table(frame) in section, "the k-against-m table differs from the CSV"
