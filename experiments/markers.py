@@ -165,7 +165,7 @@ def record_from_folder(name: str, out: Path) -> dict:
         interactions=SimpleNamespace(values=values, negative_fraction=float(np.mean(values < -NEGATIVE_TOLERANCE))),
     )
     adata = RUNS[name][0](False)
-    marker_of = adata.var["marker_of"] if "marker_of" in adata.var else None
+    marker_of = adata.var.get("marker_of")
     tables = recorded_tables(result, marker_of)
     for suffix, table in tables.items():
         path = RESULTS / f"markers_{name}{suffix}.csv"
@@ -203,7 +203,7 @@ def run(name: str, out: Path, *, quick: bool = False, n_jobs: int | None = None,
     figures = write_figures(result, folder)
     io.write_text(report_markdown(result, figures, title=f"Marker benchmark: {name}"), folder / "summary.md")
     if record and not quick:
-        marker_of = adata.var["marker_of"] if "marker_of" in adata.var else None  # the synthetic data knows its markers
+        marker_of = adata.var.get("marker_of")  # the synthetic data knows its markers
         for suffix, table in recorded_tables(result, marker_of).items():
             io.write_csv(table, RESULTS / f"markers_{name}{suffix}.csv", index=False)
         for figure, path in figures.items() if tag is not None else ():

@@ -15,10 +15,10 @@ Nothing here reruns an experiment: the test reads the stored files only.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd

@@ -16,7 +16,11 @@ from paucity.datasets import (
     grouped_feature_crowd,
     simulate_crowd,
 )
-from paucity.datasets.judgments import _covariance_root, _normal_orthant_excess, _root_from_eigenpairs
+from paucity.datasets.judgments import (
+    _covariance_root,
+    _normal_orthant_excess,
+    _root_from_eigenpairs,
+)
 
 MIXED = np.array([True, False, True, False, True, False])
 
@@ -130,7 +134,7 @@ def test_covariance_root_is_the_same_for_every_valid_eigenvector_choice():
 
 def test_simulated_crowd_does_not_depend_on_eigh_signs_or_basis(monkeypatch):
     """A crowd drawn with eigh's eigenvectors flipped or rotated is the one drawn with them as returned."""
-    arguments = dict(judgments=2, correlation=0.3, binary=[True, False] * 6, noise=0.5, random_state=2013)
+    arguments = {"judgments": 2, "correlation": 0.3, "binary": [True, False] * 6, "noise": 0.5, "random_state": 2013}
     expected = simulate_crowd(200, 12, **arguments)
     for variant in (1, 2):
         monkeypatch.setattr(np.linalg, "eigh", lambda a, variant=variant: list(_equicorrelated_eigh_variants(a))[variant])
