@@ -700,6 +700,22 @@ def table2_2_cells() -> dict:
     return cells
 
 
+def gp_shrinkage_cells() -> dict:
+    """docs/gp.md's selective-shrinkage table: S over GPC's S per amplitude and b ("—": no matched GPC)."""
+    frame = csv("gp_shrinkage.csv")
+    columns = {"Laplace, same K": ("laplace", "S_over_gpc_same_K"), "Laplace, matched": ("laplace", "S_over_gpc_matched"),
+               "hyp. secant, same K": ("hypsecant", "S_over_gpc_same_K"),
+               "hyp. secant, matched": ("hypsecant", "S_over_gpc_matched")}
+    cells = {}
+    for (amplitude, b), part in frame[frame["marginal"] != "gaussian (GPC)"].groupby(["amplitude", "b"]):
+        label = f"{amplitude:g} / {b:g}"
+        cells[(label, "slope at 0")] = (float(part["slope_at_0"].iloc[0]),)
+        for header, (marginal, column) in columns.items():
+            value = float(part.loc[part["marginal"] == marginal, column].iloc[0])
+            cells[(label, header)] = "—" if np.isnan(value) else (value,)
+    return cells
+
+
 TABLES = [
     Table("markers-benchmark.md", ("### scanpy's `pbmc68k_reduced`, `bulk_labels`", "random forest"),
           lambda: markers_cells("pbmc", "random_forest")),
@@ -726,6 +742,8 @@ TABLES = [
     Table("crowd.md", ("## Table 3.1 on a simulated crowd", "Mean ± sd over 10 restarts"), crowd_cells),
     Table("ranking.md", ("### The Siamese-network baseline (§3.5.3)", "What the curves show"), siamese_table_cells),
     Table("differences.md", ("![Power against the dimension, λ by PDACV on a separate draw]",), power_cells),
+    Table("gp.md", ("### Selective shrinkage in classification, measured",),
+          gp_shrinkage_cells, label_columns=2),
 ]
 
 
