@@ -287,3 +287,15 @@ def test_von_mises_kernel_refuses_degrees():
         HeavyTailedProcessClassifier(kernel=VonMises(), optimize=False).fit(np.rad2deg(X), y)
     with pytest.raises(InputError, match="radians"):
         model.predict(np.rad2deg(X))
+
+
+@pytest.mark.parametrize("params", [{"optimize": False, "n_restarts": 3}, {"optimize": False, "alpha": 5.0}])
+def test_a_parameter_of_the_optimization_is_refused_when_nothing_is_optimized(params):
+    from paucity._errors import ParameterError
+    from paucity.gp import HeavyTailedProcessClassifier
+
+    X = np.arange(8.0)[:, None]
+    y = np.array([0, 0, 0, 1, 0, 1, 1, 1])
+    name = next(key for key in params if key != "optimize")
+    with pytest.raises(ParameterError, match=f"{name}=.* applies to the optimization .*skips \\(optimize=False\\)"):
+        HeavyTailedProcessClassifier(**params).fit(X, y)

@@ -15,6 +15,7 @@ from sklearn.utils.multiclass import type_of_target
 
 from .._errors import InputError, InputTypeError, ParameterError, PaucityWarning, ShapeMismatchError, warn
 from .._json import plain
+from .._spelling import given, owner_prefix, spelled
 from .._validation import (BOOLEAN, RANDOM_STATE, Instance, Interval, Options, check_is_fitted, check_labels,
                            check_matrix, check_random_state, validate_params)
 from .kernels import check_kernel_input
@@ -80,6 +81,7 @@ def _label_type(y):
         return type_of_target(y)
     except Exception:  # missing labels and odd containers: check_labels says what is wrong
         return None
+
 
 
 class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
@@ -359,6 +361,7 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         fit_b = self._marginal != "gaussian"
         rng = check_random_state(params["random_state"])
 
+        self._refuse_unused(params, optimizes=bool(params["optimize"] and (kernel.n_dims > 0 or fit_b)))
         result = None
         if params["optimize"] and (kernel.n_dims > 0 or fit_b):
             kernel, b, result = self._optimize(kernel, X, Y, b, fit_b, params, rng)
@@ -395,6 +398,20 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         self._a = result.mode.a
         self._curvature = result.curvature
         return self
+
+    @staticmethod
+    def _refuse_unused(params, *, optimizes: bool) -> None:
+        """Refuse a parameter set away from its default where this fit would not use it (it would change nothing)."""
+        owner = owner_prefix("HeavyTailedProcessClassifier")
+        if not optimizes:
+            why = ("optimize=False" if not params["optimize"] else
+                   "the kernel has no free parameter and b is not fitted (marginal='gaussian')")
+            for name, default in (("n_restarts", 0), ("alpha", 0.0)):
+                if params[name] != default:
+                    raise ParameterError(
+                        f"{owner}{given(name, params[name])} applies to the optimization of the kernel's parameters "
+                        f"and b, which this fit skips ({why}); leave {spelled(name)} at {default!r} or optimize."
+                    )
 
     def _optimize(self, kernel, X, Y, b, fit_b, params, rng):
         alpha = float(params["alpha"])
