@@ -32,9 +32,11 @@ __all__ = ["ActiveLoop", "new_loop", "resolve_budget", "base_seed", "SHIFT_INVER
 #: adding the batch to a low-rank term on a stored eigendecomposition (:class:`FiedlerTracker`).
 SHIFT_INVERT_BATCH = 8
 #: From this many items on (two clusters, IU-RED or random), the loop keeps Ŵ sparse and solves iteratively
-#: (:mod:`~paucity.clustering.sparse`, :class:`SparseTracker`): no n × n matrix. Measured crossover, see
-#: docs/benchmarks.md.
-SPARSE_MIN_ITEMS = 2000
+#: (:mod:`~paucity.clustering.sparse`, :class:`SparseTracker`): no n × n matrix. At 2,000 items (5 % of the pairs,
+#: batches of 100) the two paths took about the same time and the dense one matched the seed's formula on 5 of 5
+#: checked batches against the sparse one's 4, so the dense path keeps 2,000; at 4,000 its matrices reach half a GB
+#: and its factorization 8 times the cost (docs/benchmarks.md).
+SPARSE_MIN_ITEMS = 4000
 
 
 def new_loop(n: int, params: dict, *, budget: int, seed: int, reference=None) -> "ActiveLoop":
