@@ -54,3 +54,9 @@ def test_pool_refuses_what_it_cannot_predict():
         pool(labels, X.to_numpy(), researcher="me", n_samples=10)
     with pytest.raises(ParameterError, match="not a labeler"):
         pool(labels, X, researcher="nobody", n_samples=10)
+
+
+def test_ask_without_suggestions_is_refused_since_it_would_change_nothing():
+    labels, X = data()
+    with pytest.raises(ParameterError, match=r"pool: ask='crowd' says whom suggestions may ask, but n_suggest=0"):
+        pool(labels, X, researcher="me", ask="crowd", n_samples=10, n_burnin=0)

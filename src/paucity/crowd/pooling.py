@@ -16,7 +16,7 @@ import pandas as pd
 
 from .._errors import InputError, InputTypeError, ParameterError
 from .._json import plain
-from .._spelling import given, spelled, spells
+from .._spelling import given, owner_prefix, spelled, spells
 from .._validation import Interval, Options, check_parameter
 from .bbmc import BBMC
 from .labels import LabelMatrix, feature_values
@@ -142,6 +142,11 @@ def pool(labels, X, *, researcher, n_suggest=0, ask="researcher", n_factors=4, a
                                 hint=f"{spelled('n_suggest')} is how many pairs to suggest asking next (0 for none).")
     ask = check_parameter(ask, "ask", [Options("researcher", "crowd")], owner="pool",
                           hint=f"{spelled('ask')} says whom suggestions may ask: 'researcher' or 'crowd'.")
+    if not n_suggest and ask != "researcher":
+        raise ParameterError(
+            f"{owner_prefix('pool')}{given('ask', ask)} says whom suggestions may ask, but {given('n_suggest', 0)} "
+            f"asks for none; give {spelled('n_suggest')} too, or leave {spelled('ask')} out."
+        )
     _check_finite(X)
     if n_suggest:  # before the chains run: the pairs there are do not depend on them
         available = _n_candidates(labels, X, researcher, ask)
