@@ -63,6 +63,9 @@ def cluster_active(
     batch_size: int = typer.Option(1, "--batch-size", help=BATCH_HELP + " 1 is the seed's algorithm exactly."),
     interleave: bool = typer.Option(False, "--interleave", help=INTERLEAVE_HELP),
     n_clusters: int = typer.Option(2, "--n-clusters", help=N_CLUSTERS_HELP),
+    cut: str = typer.Option("sign", "--cut", help="How the labels are read off each split: sign (of v2, the seed's "
+                            "rule), ratio (the best RatioCut threshold) or normalized (the normalized Laplacian's "
+                            "vector, best normalized cut)."),
     concentration: Optional[float] = typer.Option(
         None,
         "--concentration",
@@ -120,6 +123,7 @@ def cluster_active(
             batch_size=batch_size,
             interleave=interleave,
             n_clusters=n_clusters,
+            cut=cut,
             concentration=concentration,
             adversarial=0.0 if adversarial is None else adversarial,
             random_state=random_state,

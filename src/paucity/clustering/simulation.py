@@ -87,7 +87,7 @@ class ClusteringSimulation:
 
 
 def simulate(similarities, *, strategy="iu_red", budget=0.1, repeats=1, batch_size=1, interleave=False, n_clusters=2,
-             concentration=None, adversarial=0.0, random_state=None, progress=False) -> ClusteringSimulation:
+             concentration=None, adversarial=0.0, random_state=None, progress=False, cut="sign") -> ClusteringSimulation:
     """Simulate active spectral clustering on a complete similarity matrix, with its error curve.
 
     The complete matrix plays the oracle (:class:`~paucity.clustering.MatrixOracle`),
@@ -102,8 +102,9 @@ def simulate(similarities, *, strategy="iu_red", budget=0.1, repeats=1, batch_si
         The complete matrix, in [0, 1], symmetric, n ≥ 3; a DataFrame with
         item names as index and columns (as :func:`read_similarities` gives),
         or an array (items named ``"0"``, ``"1"``, ...). The diagonal is not used.
-    strategy, budget, repeats, batch_size, interleave, n_clusters, random_state
-        As :class:`~paucity.clustering.ActiveSpectralClustering`.
+    strategy, budget, repeats, batch_size, interleave, n_clusters, random_state, cut
+        As :class:`~paucity.clustering.ActiveSpectralClustering`; ``cut`` also
+        reads the reference off the complete matrix.
     concentration : float, optional
         Simulate a noisy crowd: each answer is drawn from Beta noise of this
         concentration κ around the true similarity (10 is a noisy crowd, 100
@@ -162,7 +163,7 @@ def simulate(similarities, *, strategy="iu_red", budget=0.1, repeats=1, batch_si
     check_parameter(random_state, "random_state", [RANDOM_STATE], owner="simulate")
     model = ActiveSpectralClustering(
         strategy=strategy, interleave=interleave, budget=budget, repeats=repeats, batch_size=batch_size,
-        n_clusters=n_clusters, random_state=random_state, progress=progress,
+        n_clusters=n_clusters, random_state=random_state, progress=progress, cut=cut,
     )
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         noise_state = np.random.default_rng([int(random_state), 1])
@@ -171,7 +172,7 @@ def simulate(similarities, *, strategy="iu_red", budget=0.1, repeats=1, batch_si
     noise = None if concentration is None else BetaNoise(concentration=concentration, adversarial=adversarial)
     oracle = MatrixOracle(W, noise=noise, random_state=noise_state)
     if isinstance(n_clusters, numbers.Integral) and not isinstance(n_clusters, bool) and 2 <= n_clusters <= len(items):
-        reference = spectral_bisection(W, n_clusters=int(n_clusters))
+        reference = spectral_bisection(W, n_clusters=int(n_clusters), cut=cut)
     else:  # the estimator says what is wrong
         reference = np.zeros(len(items), dtype=np.int64)
     model.fit(oracle, reference=reference)
