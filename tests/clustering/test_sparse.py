@@ -158,3 +158,28 @@ def test_sparse_loop_keeps_no_square_matrix_and_clusters_as_the_dense_one(monkey
     from paucity.clustering import misclustering_error
 
     assert misclustering_error(sparse.labels_, truth) <= 0.02 and misclustering_error(dense.labels_, truth) <= 0.02
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+def test_numerically_disconnected_parts_count_as_components(parts):
+    rng = np.random.default_rng(parts)
+    sizes = [60, 50, 40][:parts]
+    W = sp.block_diag([_graph(size, 6.0, rng, clusters=False) for size in sizes]).tolil()
+    starts = np.cumsum([0] + sizes)
+    for a in range(parts - 1):  # parts joined by one similarity far below what an eigensolver resolves
+        i, j = starts[a], starts[a + 1]
+        W[i, j] = W[j, i] = 1e-14
+    W = W.tocsr()
+    assert components(W)[0] == 1
+    tracker = SparseTracker(W.shape[0])
+    found = tracker.fiedler(W, 1)
+    if parts == 3:
+        assert not found.defined
+        assert len(np.unique(tracker.numerical_labels)) == 3
+    else:
+        assert found.defined and found.value == 0.0
+        assert tracker.numerical_labels is None
+        side = found.vector > 0
+        assert side[:60].all() != side[60:].any() and len(set(side[:60])) == len(set(side[60:])) == 1
+        g = tracker.direction(found, nearest_to_boundary(found.vector))
+        assert g is not None and np.all(np.isfinite(g))
