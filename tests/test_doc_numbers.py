@@ -527,6 +527,150 @@ QUOTES = [
           ("0", lambda: power("energy (hyppo)", (100,))), ("0", lambda: power("MMD (hyppo)", (100,)))),
 ]
 
+# -- docs/clustering.md, Figures 2.2, 2.3 and Table 2.1 (clustering_fig2_2.csv, _fig2_3.csv, _table2_1.csv) ----
+def fig2_2(separation: int, method: str, fraction: float) -> float:
+    return one("clustering_fig2_2.csv", "error_mean", data=f"separation {separation}", method=method, fraction=fraction)
+
+
+def fig2_3(data: str, method: str, fraction: float) -> float:
+    return one("clustering_fig2_3.csv", "error_mean", data=data, method=method, fraction=fraction)
+
+
+def fig2_2_random_at_3() -> pd.Series:
+    """Random selection's mean errors at separation 3 from 3% of the pairs (the table's first column) on."""
+    frame = rows("clustering_fig2_2.csv", data="separation 3", method="Random")
+    return frame[frame["fraction"] >= 0.03 - 1e-9]["error_mean"]
+
+
+def table2_1(data: str, column: str) -> float:
+    return one("clustering_table2_1.csv", column, data=data)
+
+
+def gp_residues(method: str) -> pd.DataFrame:
+    return rows("gp_fig4_3.csv", method=method).query("residue != 'mean'")
+
+
+def gp_split(method: str, region: str, column: str = "over_gpc") -> float:
+    return one("gp_splits.csv", column, split="all", method=method, region=region)
+
+
+QUOTES += [
+    quote("clustering.md", "random selection, which finds the same kind of split, is best by far (error 0.008–0.024)",
+          ("0.008", lambda: fig2_2_random_at_3().min()), ("0.024", lambda: fig2_2_random_at_3().max())),
+    quote("clustering.md", "Plain S&T stalls at an error of 0.02–0.09 from 10% of the pairs on, where IU-RED is at or "
+          "below 0.020",
+          ("0.02", lambda: fig2_2_late("S&T").min()), ("0.09", lambda: fig2_2_late("S&T").max()),
+          ("0.020", lambda: fig2_2_late("IU-RED").max())),
+    quote("clustering.md", "At 20% of the pairs S&T, interleave is at 0.013, 0.006 and 0.003 against 0.059, 0.069 and "
+          "0.023 for S&T.",
+          *[(q, (lambda s=s, m=m: fig2_2(s, m, 0.2))) for q, s, m in (
+              ("0.013", 4, "S&T, interleave"), ("0.006", 5, "S&T, interleave"), ("0.003", 6, "S&T, interleave"),
+              ("0.059", 4, "S&T"), ("0.069", 5, "S&T"), ("0.023", 6, "S&T"))]),
+    quote("clustering.md", "At 3% of the pairs the interleaved IU-RED is behind only at separation 5 (0.288 against "
+          "0.211) and ahead at 4 and 6 (0.234 and 0.077 against 0.274 and 0.133); at 20% it is lower at every "
+          "separation (0.002, 0.001, 0.000 against 0.009, 0.005, 0.003).",
+          *[(q, (lambda s=s, m=m, f=f: fig2_2(s, m, f))) for q, s, m, f in (
+              ("0.288", 5, "IU-RED, interleave", 0.03), ("0.211", 5, "IU-RED", 0.03),
+              ("0.234", 4, "IU-RED, interleave", 0.03), ("0.077", 6, "IU-RED, interleave", 0.03),
+              ("0.274", 4, "IU-RED", 0.03), ("0.133", 6, "IU-RED", 0.03),
+              ("0.002", 4, "IU-RED, interleave", 0.2), ("0.001", 5, "IU-RED, interleave", 0.2),
+              ("0.000", 6, "IU-RED, interleave", 0.2), ("0.009", 4, "IU-RED", 0.2), ("0.005", 5, "IU-RED", 0.2),
+              ("0.003", 6, "IU-RED", 0.2))]),
+    quote("clustering.md", "(0.313 at 3% of the pairs and 0.164 at 5%, against 0.334 and 0.224 for S&T and 0.422 and "
+          "0.433 for random)",
+          *[(q, (lambda m=m, f=f: fig2_3("waveform", m, f))) for q, m, f in (
+              ("0.313", "IU-RED", 0.03), ("0.164", "IU-RED", 0.05), ("0.334", "S&T", 0.03), ("0.224", "S&T", 0.05),
+              ("0.422", "Random", 0.03), ("0.433", "Random", 0.05))]),
+    quote("clustering.md", "on iris all methods are close (0.17–0.26 at 10%) and random selection and S&T, interleave "
+          "end lowest (0.146 and 0.149 at 20%)",
+          ("0.17", lambda: rows("clustering_fig2_3.csv", data="iris", fraction=0.1)["error_mean"].min()),
+          ("0.26", lambda: rows("clustering_fig2_3.csv", data="iris", fraction=0.1)["error_mean"].max()),
+          ("0.146", lambda: fig2_3("iris", "Random", 0.2)), ("0.149", lambda: fig2_3("iris", "S&T, interleave", 0.2)),
+          ("0.146", lambda: rows("clustering_fig2_3.csv", data="iris", fraction=0.2)["error_mean"].min())),
+    quote("clustering.md", "Plain S&T is the worst active method on waveform (0.172 at 20%, IU-RED 0.097), and random "
+          "selection overtakes it there late, as the seed says (0.180 against 0.176 at 15%, 0.142 against 0.172 at 20%)",
+          ("0.172", lambda: fig2_3("waveform", "S&T", 0.2)), ("0.097", lambda: fig2_3("waveform", "IU-RED", 0.2)),
+          ("0.180", lambda: fig2_3("waveform", "Random", 0.15)), ("0.176", lambda: fig2_3("waveform", "S&T", 0.15)),
+          ("0.142", lambda: fig2_3("waveform", "Random", 0.2))),
+    quote("clustering.md", "On iris plain S&T is no better than the others (0.213 at 20%, the highest with IU-RED's 0.206)",
+          ("0.213", lambda: fig2_3("iris", "S&T", 0.2)), ("0.206", lambda: fig2_3("iris", "IU-RED", 0.2)),
+          ("0.213", lambda: rows("clustering_fig2_3.csv", data="iris", fraction=0.2)["error_mean"].max())),
+    quote("clustering.md", "behind plain IU-RED at first (0.390 against 0.313 at 3%) and lowest from 10% on (0.102 at "
+          "10%, 0.077 at 20%, against 0.129 and 0.097)",
+          *[(q, (lambda m=m, f=f: fig2_3("waveform", m, f))) for q, m, f in (
+              ("0.390", "IU-RED, interleave", 0.03), ("0.313", "IU-RED", 0.03), ("0.102", "IU-RED, interleave", 0.1),
+              ("0.077", "IU-RED, interleave", 0.2), ("0.129", "IU-RED", 0.1), ("0.097", "IU-RED", 0.2))]),
+    quote("clustering.md", "much sooner (0.171 and 0.107 against 0.469 and 0.454 at 5%)",
+          *[(q, (lambda m=m: fig2_3("breast_cancer", m, 0.05))) for q, m in (
+              ("0.171", "IU-RED, interleave"), ("0.107", "S&T, interleave"), ("0.469", "IU-RED"), ("0.454", "S&T"))]),
+    quote("clustering.md", "(the difference, 0.0020, is about two standard errors)",
+          ("0.0020", lambda: table2_1("uniform", "S&T_mean") - table2_1("uniform", "IU-RED_mean"))),
+    quote("clustering.md", "on breast cancer, already within 0.011 of it",
+          ("0.011", lambda: table2_1("breast_cancer", "error_before_mean"))),
+    # -- docs/gp.md, Figure 4.3's results and Figure 4.4 (gp_fig4_3.csv, gp_fig4_4.csv, gp_splits.csv) --------
+    quote("gp.md", "(the sparse region holds 803 of the 8,026 test predictions, between 9 for tryptophan and 137 for "
+          "aspartate;",
+          ("803", lambda: gp("GPC", "n_sparse")), ("8,026", lambda: gp("GPC", "n_sparse") + gp("GPC", "n_dense")),
+          ("9", lambda: one("gp_fig4_3.csv", "n_sparse", residue="TRP", method="GPC")),
+          ("9", lambda: gp_residues("GPC")["n_sparse"].min()),
+          ("137", lambda: one("gp_fig4_3.csv", "n_sparse", residue="ASP", method="GPC")),
+          ("137", lambda: gp_residues("GPC")["n_sparse"].max())),
+    quote("gp.md", "The hyperbolic secant marginal is ahead by 0.6 points and the Laplace marginal by 1.0",
+          ("0.6", lambda: gp("HPC-hypsecant")), ("1.0", lambda: gp("HPC-laplace"))),
+    quote("gp.md", "(hyperbolic secant: ahead on 7 residues, behind on 4, level on 6; Laplace ahead on 7, behind on 6, "
+          "level on 4), and a sparse region of 9 to 137 points moves by 1 to 11 points with a single prediction",
+          *[(q, (lambda m=m, s=s: float((np.sign(gp_residues(m)["over_gpc_sparse"]) == s).sum()))) for q, m, s in (
+              ("7", "HPC-hypsecant", 1), ("4", "HPC-hypsecant", -1), ("6", "HPC-hypsecant", 0),
+              ("7", "HPC-laplace", 1), ("6", "HPC-laplace", -1), ("4", "HPC-laplace", 0))],
+          ("9", lambda: gp_residues("GPC")["n_sparse"].min()), ("137", lambda: gp_residues("GPC")["n_sparse"].max()),
+          ("1", lambda: 100 / gp_residues("GPC")["n_sparse"].max()),
+          ("11", lambda: 100 / gp_residues("GPC")["n_sparse"].min())),
+    quote("gp.md", "Every method is within 0.7 points of GPC on average; the largest per-residue loss of a "
+          "heavy-tailed model is 2.1 points (Laplace, tyrosine)",
+          ("0.7", lambda: max(abs(gp(m, "over_gpc_dense")) for m in ("HPC-laplace", "HPC-hypsecant", "sklearn-GPC"))),
+          ("2.1", lambda: -gp_residues("HPC-laplace")["over_gpc_dense"].min()),
+          ("2.1", lambda: -one("gp_fig4_3.csv", "over_gpc_dense", residue="TYR", method="HPC-laplace"))),
+    quote("gp.md", "The Laplace marginal's lead of 1.0 to 1.3 points up to 20 % falls to 0.5 at 30 % and 0.2 at 50 %",
+          ("1.0", lambda: min(gp_growing(q, "HPC-laplace") for q in (0.05, 0.1, 0.15, 0.2))),
+          ("1.3", lambda: max(gp_growing(q, "HPC-laplace") for q in (0.05, 0.1, 0.15, 0.2))),
+          ("0.5", lambda: gp_growing(0.3, "HPC-laplace")), ("0.2", lambda: gp_growing(0.5, "HPC-laplace"))),
+    quote("gp.md", "hyperbolic secant's +0.6 at 10 % is level at 15 and 20 % and −0.1, −0.1 and −0.03 at 30, 40 and 50 %",
+          ("+0.6", lambda: gp_growing(0.1, "HPC-hypsecant")), ("−0.1", lambda: gp_growing(0.3, "HPC-hypsecant")),
+          ("−0.1", lambda: gp_growing(0.4, "HPC-hypsecant")), ("−0.03", lambda: gp_growing(0.5, "HPC-hypsecant"))),
+    quote("gp.md", "chose its edge, 10, for both heavy-tailed models on all 17 residues, and gave +0.9 (Laplace) and "
+          "+0.9 (hyperbolic secant) over GPC in sparse regions",
+          ("10", lambda: rows("gp_fig4_3_first_grid.csv").query("residue != 'mean' and method.str.startswith('HPC')")[
+              "alpha"].min()),
+          ("10", lambda: rows("gp_fig4_3_first_grid.csv").query("residue != 'mean' and method.str.startswith('HPC')")[
+              "alpha"].max()),
+          ("17", lambda: float(len(gp_residues("GPC")))),
+          ("+0.9", lambda: gp("HPC-laplace", file="gp_fig4_3_first_grid.csv")),
+          ("+0.9", lambda: gp("HPC-hypsecant", file="gp_fig4_3_first_grid.csv"))),
+    quote("gp.md", "both heavy-tailed models now choose 10 on all 17 residues",
+          *[(q, (lambda m=m, r=r: r(gp_residues(m)["alpha"]))) for q in ("10",)
+            for m in ("HPC-laplace", "HPC-hypsecant") for r in (min, max)],
+          ("17", lambda: float(len(gp_residues("HPC-laplace"))))),
+    quote("gp.md", "GPC chooses no penalty on 16 residues and 0.1 on one.",
+          ("16", lambda: float((gp_residues("GPC")["alpha"] == 0).sum())),
+          ("0.1", lambda: gp_residues("GPC")["alpha"].max())),
+    quote("gp.md", "ours 47 on average", ("47", lambda: gp_residues("GPC")["n_sparse"].mean())),
+    quote("gp.md", "A single split can show anything from −0.7 to +3.9",
+          ("−0.7", lambda: min(gp_split(m, "sparse", "split_min") for m in ("HPC-laplace", "HPC-hypsecant"))),
+          ("+3.9", lambda: max(gp_split(m, "sparse", "split_max") for m in ("HPC-laplace", "HPC-hypsecant")))),
+    quote("gp.md", "secant +1.42 (0.76 to 2.13) at 15 %, +0.73 (0.25 to 1.22) at 30 % and +0.39 (0.02 to 0.78) at 50 %; "
+          "for the Laplace marginal +1.19 (0.59 to 1.76), +0.51 (0.00 to 0.99) and +0.24 (−0.10 to 0.56).",
+          *[(q, (lambda m=m, r=r, c=c: gp_split(m, f"sparse_{r}", c))) for q, m, r, c in (
+              ("+1.42", "HPC-hypsecant", 0.15, "over_gpc"), ("0.76", "HPC-hypsecant", 0.15, "ci_low"),
+              ("2.13", "HPC-hypsecant", 0.15, "ci_high"), ("+0.73", "HPC-hypsecant", 0.3, "over_gpc"),
+              ("0.25", "HPC-hypsecant", 0.3, "ci_low"), ("1.22", "HPC-hypsecant", 0.3, "ci_high"),
+              ("+0.39", "HPC-hypsecant", 0.5, "over_gpc"), ("0.02", "HPC-hypsecant", 0.5, "ci_low"),
+              ("0.78", "HPC-hypsecant", 0.5, "ci_high"), ("+1.19", "HPC-laplace", 0.15, "over_gpc"),
+              ("0.59", "HPC-laplace", 0.15, "ci_low"), ("1.76", "HPC-laplace", 0.15, "ci_high"),
+              ("+0.51", "HPC-laplace", 0.3, "over_gpc"), ("0.00", "HPC-laplace", 0.3, "ci_low"),
+              ("0.99", "HPC-laplace", 0.3, "ci_high"), ("+0.24", "HPC-laplace", 0.5, "over_gpc"),
+              ("−0.10", "HPC-laplace", 0.5, "ci_low"), ("0.56", "HPC-laplace", 0.5, "ci_high"))]),
+]
+
 # the numbers a guide writes in words or from a formula, not read from a CSV, stay out of QUOTES
 
 
@@ -760,6 +904,45 @@ TABLES = [
     Table("gp.md", ("### Over ten further splits",), gp_splits_cells),
     Table("gp.md", ("### Selective shrinkage in classification, measured",),
           gp_shrinkage_cells, label_columns=2),
+]
+
+
+def fig2_2_cells() -> dict:
+    """docs/clustering.md's table of Figure 2.2: mean error per separation, method and fraction of the pairs."""
+    cells = {}
+    for _, row in csv("clustering_fig2_2.csv").iterrows():
+        separation = row["data"].split()[-1]
+        method = "random" if row["method"] == "Random" else row["method"]
+        cells[(f"{separation} / {method}", f"{100 * row['fraction']:g}%")] = (row["error_mean"],)
+    return cells
+
+
+def table2_1_cells() -> dict:
+    """docs/clustering.md's Table 2.1: mean ± standard error of one step's decrease (the seed's columns are its own)."""
+    names = {"digits (for pendigits)": "digits", "breast cancer": "breast_cancer"}
+    cells = {}
+    for _, row in csv("clustering_table2_1.csv").iterrows():
+        label = {v: k for k, v in names.items()}.get(row["data"], row["data"])
+        for method in ("IU-RED", "S&T"):
+            cells[(label, method)] = (row[f"{method}_mean"], row[f"{method}_se"])
+    return cells
+
+
+def gp_fig4_3_cells() -> dict:
+    """docs/gp.md's Figure 4.3 results: rates and points over GPC averaged over the residues (the seed's are its own)."""
+    labels = {"HPC, hyperbolic secant": "HPC-hypsecant", "HPC, Laplace": "HPC-laplace",
+              "GPC (`marginal=\"gaussian\"`)": "GPC", "scikit-learn's GPC": "sklearn-GPC"}
+    columns = {"sparse": "rate_sparse", "dense": "rate_dense", "sparse, over GPC": "over_gpc_sparse",
+               "dense, over GPC": "over_gpc_dense"}
+    return {(label, header): (gp(method, column),) for label, method in labels.items()
+            for header, column in columns.items()}
+
+
+TABLES += [
+    Table("clustering.md", ("### Figure 2.2: two Gaussians", "Mean error at a few fractions:"), fig2_2_cells,
+          label_columns=2),
+    Table("clustering.md", ("### Table 2.1: one active step", "Mean ± standard error:"), table2_1_cells),
+    Table("gp.md", ("### Results", "`experiments/results/gp_fig4_3.csv`):"), gp_fig4_3_cells),
 ]
 
 
