@@ -18,7 +18,7 @@ from .estimates import PRIOR_SIGMA
 from .scores import iu_red_direction, pair_scores, shamir_tishby_from
 from .spectral import FiedlerVector, components, recursive_bisection
 
-__all__ = ["STRATEGIES", "Step", "score_pairs", "choose_pairs"]
+__all__ = ["STRATEGIES", "Step", "score_pairs", "choose_pairs", "interleaved_order"]
 
 STRATEGIES = ("iu_red", "shamir_tishby", "random")
 
@@ -179,7 +179,7 @@ def choose_pairs(
         picked = _uniform(counts, _with(asked, chosen, n), repeats, n_random, rng, None, joining=False)
         chosen += picked
         chosen_by += ["random"] * len(picked)
-    order = _interleaved(slots, chosen_by)
+    order = interleaved_order(slots, chosen_by)
     flat = np.asarray(chosen, dtype=np.int64)[order] if chosen else np.empty(0, dtype=np.int64)
     pairs = np.column_stack(np.divmod(flat, n)) if len(flat) else np.empty((0, 2), dtype=np.int64)
     return Step(pairs.astype(np.int64), np.asarray(chosen_by, dtype=object)[order], labels, fiedler)
@@ -213,7 +213,7 @@ def _uniform(counts, asked, repeats, count, rng, labels, *, joining) -> list[int
     return drawn.tolist()
 
 
-def _interleaved(slots: np.ndarray, chosen_by: list[str]) -> np.ndarray:
+def interleaved_order(slots: np.ndarray, chosen_by: list[str]) -> np.ndarray:
     """An order of the chosen pairs that puts the strategy's picks in its slots and random picks in the others."""
     strategy_picks = [k for k, by in enumerate(chosen_by) if by != "random"]
     random_picks = [k for k, by in enumerate(chosen_by) if by == "random"]
