@@ -671,6 +671,203 @@ QUOTES += [
               ("−0.10", "HPC-laplace", 0.5, "ci_low"), ("0.56", "HPC-laplace", 0.5, "ci_high"))]),
 ]
 
+# -- docs/ranking.md, Figures 3.1–3.6 and 5.1 (ranking_*.csv) -----------------------------------------
+def fig3(n: int, column: str, m: int, method: str, chain="sampling") -> float:
+    frame = csv("ranking_fig3_1.csv" if n == 200 else "ranking_fig3_2.csv")
+    part = frame[(frame["m"] == m) & (frame["method"] == method)]
+    if chain is not None:
+        part = part[part["chain"] == chain]
+    assert len(part) == 1, f"Figure 3.1/3.2: {len(part)} rows for n={n}, m={m}, {method}, {chain}"
+    return float(part[column].iloc[0])
+
+
+def ergodic(n: int, m: int) -> float:
+    """Runs in which unregularized RankCentrality's chain was ergodic (did not return uniform weights)."""
+    return fig3(n, "runs", m, "RankCentrality") - fig3(n, "uniform_runs", m, "RankCentrality")
+
+
+def largest_m(n: int) -> int:
+    return 50000 if n == 200 else 5000
+
+
+def panel_b(figure: str, m: int, sigma: float) -> float:
+    return one(f"ranking_{figure}b.csv", "tau_b_mean", m=m, sigma=sigma)
+
+
+def peak_sigma(figure: str, m: int) -> float:
+    part = rows(f"ranking_{figure}b.csv", m=m)
+    return float(part.loc[part["tau_b_mean"].idxmax(), "sigma"])
+
+
+def chain_3_5(figure: str) -> str:
+    return {"fig3_4": "similarity σ = 2^-5, Q̂ of (3.5)", "fig3_5": "similarity σ = 2^-4, Q̂ of (3.5)"}[figure]
+
+
+def overtaken(figure: str) -> float:
+    """The first m at which λ-regularized RankCentrality is ahead of similarity regularization on the chain of eq. 3.5."""
+    frame = csv(f"ranking_{figure}a.csv")
+    return float(min(m for m in frame["m"].unique() if tau(figure, m, LAMBDA) > tau(figure, m, chain_3_5(figure))))
+
+
+def siamese_setting(hidden: str, alpha: float, column: str) -> float:
+    frame = csv("ranking_siamese_tuning.csv")
+    part = frame[(frame["hidden"].astype(str) == hidden) & np.isclose(frame["alpha"], alpha)]
+    assert len(part) == 1
+    return float(part[column].iloc[0])
+
+
+def holds_always_from(method: str, nu: float) -> float:
+    """The smallest c of Figure 5.1(a, b)'s grid from which the bound held in every run."""
+    part = rows("ranking_fig5_1ab.csv", method=method, nu=nu).sort_values("c")
+    short = part[part["probability"] < 1]
+    return float(part[part["c"] > short["c"].max()]["c"].min())
+
+
+def fig5_1c(method: str, position: int, column: str = "median") -> float:
+    return one("ranking_fig5_1c.csv", column, method=method, position_from=position)
+
+
+def bre_level() -> float:
+    """BRE's median displacement along the ranking, its bins pooled (the flat part dominates)."""
+    return float(rows("ranking_fig5_1c.csv", method="BRE")["median"].median())
+
+
+QUOTES += [
+    quote("ranking.md", "Its chain was ergodic in none of the 40 runs up to m = 1000 and in 4 of 40 at m = 2000 for "
+          "n = 200 (39 of 40 at m = 5000), and in none up to m = 50 for n = 20 (4 of 40 at m = 100, 39 at m = 200).",
+          ("40", lambda: fig3(200, "runs", 1000, "RankCentrality")),
+          ("1000", lambda: float(max(m for m in (50, 100, 200, 500, 1000, 2000) if ergodic(200, m) == 0))),
+          ("4", lambda: ergodic(200, 2000)), ("39", lambda: ergodic(200, 5000)),
+          ("50", lambda: float(max(m for m in (5, 10, 20, 50, 100) if ergodic(20, m) == 0))),
+          ("4", lambda: ergodic(20, 100)), ("39", lambda: ergodic(20, 200))),
+    quote("ranking.md", "(tau 0.22 at m = 50 for n = 200, 0.20 at m = 5 for n = 20; regularized BTL 0.23 and 0.19)",
+          ("0.22", lambda: fig3(200, "tau_b_mean", 50, "λ = 1/n")), ("0.20", lambda: fig3(20, "tau_b_mean", 5, "λ = 1/n")),
+          ("0.23", lambda: fig3(200, "tau_b_mean", 50, BTL, None)), ("0.19", lambda: fig3(20, "tau_b_mean", 5, BTL, None))),
+    quote("ranking.md", "the ℓ2 error of λ = 1/n stalls at 0.50 for n = 200 (0.49 for n = 20) while the unregularized "
+          "error falls to 0.14 (0.10), with plateaus ordered by λ (0.38, 0.27, 0.18 for λ = 1/(2n), 1/(4n), 1/(8n) at "
+          "m = 5·10⁴); the tau curves of all four λ lie on top of each other and, if anything, above the unregularized "
+          "one (0.943 against 0.934 at m = 5·10⁴, n = 200).",
+          ("0.50", lambda: fig3(200, "l2_error_mean", 50000, "λ = 1/n")),
+          ("0.49", lambda: fig3(20, "l2_error_mean", 5000, "λ = 1/n")),
+          ("0.14", lambda: fig3(200, "l2_error_mean", 50000, "RankCentrality")),
+          ("0.10", lambda: fig3(20, "l2_error_mean", 5000, "RankCentrality")),
+          ("0.38", lambda: fig3(200, "l2_error_mean", 50000, "λ = 1/(2n)")),
+          ("0.27", lambda: fig3(200, "l2_error_mean", 50000, "λ = 1/(4n)")),
+          ("0.18", lambda: fig3(200, "l2_error_mean", 50000, "λ = 1/(8n)")),
+          ("0.943", lambda: fig3(200, "tau_b_mean", 50000, "λ = 1/n")),
+          ("0.934", lambda: fig3(200, "tau_b_mean", 50000, "RankCentrality"))),
+    quote("ranking.md", "the ℓ2 error of λ = 1/n is 0.150 against 0.104 unregularized for n = 20 (a gap of +0.046), and "
+          "0.155 against 0.162 for n = 200 (−0.007)",
+          ("0.150", lambda: fig3(20, "l2_error_mean", 5000, "λ = 1/n", "nos")),
+          ("0.104", lambda: fig3(20, "l2_error_mean", 5000, "RankCentrality", "nos")),
+          ("+0.046", lambda: fig3(20, "l2_error_mean", 5000, "λ = 1/n", "nos")
+           - fig3(20, "l2_error_mean", 5000, "RankCentrality", "nos")),
+          ("0.155", lambda: fig3(200, "l2_error_mean", 50000, "λ = 1/n", "nos")),
+          ("0.162", lambda: fig3(200, "l2_error_mean", 50000, "RankCentrality", "nos")),
+          ("−0.007", lambda: fig3(200, "l2_error_mean", 50000, "λ = 1/n", "nos")
+           - fig3(200, "l2_error_mean", 50000, "RankCentrality", "nos"))),
+    quote("ranking.md", "the ℓ2 error of λ = 1/n is 0.490 against 0.104 unregularized for n = 20 (a gap of 0.39) and "
+          "0.505 against 0.137 for n = 200 (a gap of 0.37), and the plateaus of the four λ are 0.49/0.37/0.25/0.16 "
+          "(n = 20) and 0.50/0.38/0.27/0.18 (n = 200).",
+          ("0.490", lambda: fig3(20, "l2_error_mean", 5000, "λ = 1/n")),
+          ("0.104", lambda: fig3(20, "l2_error_mean", 5000, "RankCentrality")),
+          ("0.39", lambda: fig3(20, "l2_error_mean", 5000, "λ = 1/n") - fig3(20, "l2_error_mean", 5000, "RankCentrality")),
+          ("0.505", lambda: fig3(200, "l2_error_mean", 50000, "λ = 1/n")),
+          ("0.137", lambda: fig3(200, "l2_error_mean", 50000, "RankCentrality")),
+          ("0.37", lambda: fig3(200, "l2_error_mean", 50000, "λ = 1/n")
+           - fig3(200, "l2_error_mean", 50000, "RankCentrality")),
+          *[(q, (lambda n=n, lam=lam: fig3(n, "l2_error_mean", largest_m(n), lam))) for q, n, lam in (
+              ("0.49", 20, "λ = 1/n"), ("0.37", 20, "λ = 1/(2n)"), ("0.25", 20, "λ = 1/(4n)"), ("0.16", 20, "λ = 1/(8n)"),
+              ("0.50", 200, "λ = 1/n"), ("0.38", 200, "λ = 1/(2n)"), ("0.27", 200, "λ = 1/(4n)"),
+              ("0.18", 200, "λ = 1/(8n)"))]),
+    quote("ranking.md", "(2.0 to 4.2 at m = 1000–2000 for n = 200, against 0.8 for uniform weights",
+          ("2.0", lambda: min(fig3(200, "l2_error_mean", m, lam, "nos") for m in (1000, 2000)
+                              for lam in ("λ = 1/n", "λ = 1/(2n)", "λ = 1/(4n)", "λ = 1/(8n)"))),
+          ("4.2", lambda: max(fig3(200, "l2_error_mean", m, lam, "nos") for m in (1000, 2000)
+                              for lam in ("λ = 1/n", "λ = 1/(2n)", "λ = 1/(4n)", "λ = 1/(8n)"))),
+          ("0.8", lambda: fig3(200, "l2_error_mean", 50, "RankCentrality", "nos"))),
+    quote("ranking.md", "(tau 0.80 at m = 100, 0.97 at m = 10⁴)",
+          ("0.80", lambda: tau("fig3_4", 100, "RankSVM random features")),
+          ("0.97", lambda: tau("fig3_4", 10000, "RankSVM random features"))),
+    quote("ranking.md", "linear RankSVM cannot represent it (0.11)", ("0.11", lambda: tau("fig3_4", 10000, "RankSVM linear"))),
+    quote("ranking.md", "catches up from m = 2000 on (0.94 against 0.95; 0.97 for both at m = 10⁴)",
+          ("0.94", lambda: tau("fig3_4", 2000, "Siamese network")), ("0.95", lambda: tau("fig3_4", 2000, "RankSVM random features")),
+          ("0.97", lambda: tau("fig3_4", 10000, "Siamese network")),
+          ("0.97", lambda: tau("fig3_4", 10000, "RankSVM random features"))),
+    quote("ranking.md", "Linear RankSVM reaches tau 0.78 at m = 10⁴, against 0.17–0.18 for every method that ignores or "
+          "barely uses the features.",
+          ("0.78", lambda: tau("fig3_6", 10000, "RankSVM linear")),
+          ("0.17", lambda: min(tau("fig3_6", 10000, m) for m in (NOS3_6, "similarity σ = 2^-5, Q̂ of (3.5)", LAMBDA, BTL))),
+          ("0.18", lambda: max(tau("fig3_6", 10000, m) for m in (NOS3_6, "similarity σ = 2^-5, Q̂ of (3.5)", LAMBDA, BTL)))),
+    quote("ranking.md", "(0.75 against 0.12 at m = 100)",
+          ("0.75", lambda: rows("ranking_fig3_4b.csv", m=100)["tau_b_mean"].max()),
+          ("0.12", lambda: panel_b("fig3_4", 100, 0.0))),
+    quote("ranking.md", "best (tau 0.28 against 0.17 at m = 1000)",
+          ("0.28", lambda: tau("fig3_5", 1000, "RankSVM linear")), ("0.17", lambda: tau("fig3_5", 1000, NOS3_5))),
+    quote("ranking.md", "up to m = 10⁵ (0.60 against 0.57); the gap narrows from 0.14 at m = 10⁴ to 0.03 at 10⁵",
+          ("0.60", lambda: tau("fig3_5", 100000, NOS3_5)), ("0.57", lambda: tau("fig3_5", 100000, BTL)),
+          ("0.14", lambda: tau("fig3_5", 10000, NOS3_5) - max(tau("fig3_5", 10000, BTL), tau("fig3_5", 10000, LAMBDA))),
+          ("0.03", lambda: tau("fig3_5", 100000, NOS3_5) - max(tau("fig3_5", 100000, BTL), tau("fig3_5", 100000, LAMBDA)))),
+    quote("ranking.md", "(0.195 against 0.168 at m = 10⁴, within one standard deviation)",
+          ("0.195", lambda: panel_b("fig3_6", 10000, 1.0)), ("0.168", lambda: panel_b("fig3_6", 10000, 0.0)),
+          ("0.195", lambda: rows("ranking_fig3_6b.csv", m=10000)["tau_b_mean"].max())),
+    quote("ranking.md", "λ-regularized RankCentrality is still far from good (0.57)", ("0.57", lambda: tau("fig3_4", 10000, LAMBDA))),
+    quote("ranking.md", "(tau 0.33 at σ = 1, about −0.8 beyond)",
+          ("0.33", lambda: panel_b("fig3_4", 10000, 1.0)),
+          *[("−0.8", (lambda s=s: panel_b("fig3_4", 10000, s))) for s in (2.0, 4.0, 8.0)]),
+    quote("ranking.md", "tau is flat in m (0.55 in experiment 1, 0.07 in experiment 2)",
+          ("0.55", lambda: rows("ranking_fig3_4a.csv", method=chain_3_5("fig3_4"))["tau_b_mean"].mean()),
+          ("0.07", lambda: rows("ranking_fig3_5a.csv", method=chain_3_5("fig3_5"))["tau_b_mean"].mean())),
+    quote("ranking.md", "overtaken by it at m = 10⁴ (experiment 1) or m = 3000 (experiment 2)",
+          ("3000", lambda: overtaken("fig3_5"))),
+    quote("ranking.md", "(mean tau 0.441), just ahead of the class defaults (16,), 10⁻⁴ (0.431) and (16,), 10⁻⁵ (0.426)",
+          ("0.441", lambda: one("ranking_siamese_tuning.csv", "tau_b_mean", chosen=True)),
+          ("0.431", lambda: siamese_setting("16", 1e-4, "tau_b_mean")),
+          ("0.426", lambda: siamese_setting("16", 1e-5, "tau_b_mean"))),
+    quote("ranking.md", "alpha = 10⁻² reaches tau 0.82 at m = 10⁴ in experiment 3 against 0.38 for the chosen setting, but "
+          "falls to 0.01–0.07 in experiments 1 and 2",
+          ("0.82", lambda: siamese_setting("16", 1e-2, "experiment3_m10000")),
+          ("0.38", lambda: one("ranking_siamese_tuning.csv", "experiment3_m10000", chosen=True)),
+          ("0.01", lambda: siamese_setting("16", 1e-2, "experiment1")),
+          ("0.07", lambda: siamese_setting("16", 1e-2, "experiment2"))),
+    quote("ranking.md", "reversed at alpha = 1 (tau −0.8)", ("−0.8", lambda: siamese_setting("16", 1.0, "experiment3_m10000"))),
+    quote("ranking.md", "(0.60 against 0.50 at m = 100; level at m = 200, 0.60 against 0.59)",
+          ("0.60", lambda: tau("fig3_4", 100, NOS3_4)), ("0.50", lambda: tau("fig3_4", 100, "Siamese network")),
+          ("0.60", lambda: tau("fig3_4", 200, NOS3_4)), ("0.59", lambda: tau("fig3_4", 200, "Siamese network"))),
+    quote("ranking.md", "curve flattens at 0.30–0.31 while similarity regularization, BTL and λ-regularization keep "
+          "climbing (0.60, 0.57, 0.57 at m = 10⁵)",
+          ("0.30", lambda: tau("fig3_5", 10000, "Siamese network")), ("0.31", lambda: tau("fig3_5", 100000, "Siamese network")),
+          ("0.60", lambda: tau("fig3_5", 100000, NOS3_5)), ("0.57", lambda: tau("fig3_5", 100000, BTL)),
+          ("0.57", lambda: tau("fig3_5", 100000, LAMBDA))),
+    quote("ranking.md", "From m = 500 on in experiment 1 the network beats similarity regularization (0.80 against 0.69)",
+          ("0.80", lambda: tau("fig3_4", 500, "Siamese network")), ("0.69", lambda: tau("fig3_4", 500, NOS3_4))),
+    quote("ranking.md", "from m = 2000 (0.94 against 0.95; 0.97 both at m = 10⁴)",
+          ("0.94", lambda: tau("fig3_4", 2000, "Siamese network")), ("0.95", lambda: tau("fig3_4", 2000, "RankSVM random features")),
+          ("0.97", lambda: tau("fig3_4", 10000, "Siamese network"))),
+    quote("ranking.md", "(0.27 against 0.17–0.18 at m = 10⁴)",
+          ("0.27", lambda: tau("fig3_6", 10000, "Siamese network")), ("0.17", lambda: tau("fig3_6", 10000, LAMBDA)),
+          ("0.18", lambda: tau("fig3_6", 10000, BTL))),
+    quote("ranking.md", "(0.78 at m = 10⁴)", ("0.78", lambda: tau("fig3_6", 10000, "RankSVM linear"))),
+    quote("ranking.md", "c = 1 means about 3,450 comparisons per run, c = 128 about 442,000",
+          ("3,450", lambda: round(one("ranking_fig5_1ab.csv", "mean_comparisons", method="BRE", nu=0.1, c=1.0), -1)),  # "about": to tens
+          ("442,000", lambda: round(one("ranking_fig5_1ab.csv", "mean_comparisons", method="BRE", nu=0.1, c=128.0), -3))),
+    quote("ranking.md", "(all 96 points)",
+          ("96", lambda: float((csv("ranking_fig5_1ab.csv")["probability"] >= csv("ranking_fig5_1ab.csv")["lower_bound"]).sum())),
+          ("96", lambda: float(len(csv("ranking_fig5_1ab.csv"))))),
+    quote("ranking.md", "while the bound itself holds in every run from c = 64",
+          ("64", lambda: max(holds_always_from("BRE", nu) for nu in (0.1, 0.2)))),
+    quote("ranking.md", "The median displacement of URE is 44 against 149 for the first 100 positions (standard deviation "
+          "57 against 223), the two cross in the bin starting at position 2000 (289 against 283), and BRE stays better to "
+          "the end (283 against 447 at position 5000).",
+          ("44", lambda: fig5_1c("URE", 0)), ("149", lambda: fig5_1c("BRE", 0)),
+          ("57", lambda: fig5_1c("URE", 0, "std")), ("223", lambda: fig5_1c("BRE", 0, "std")),
+          ("2000", lambda: float(crossing_bin())), ("289", lambda: fig5_1c("URE", 2000)),
+          ("283", lambda: fig5_1c("BRE", 2000)), ("283", lambda: fig5_1c("BRE", 5000)),
+          ("447", lambda: fig5_1c("URE", 5000))),
+    quote("ranking.md", "BRE's displacement is flat (about 282)", ("282", bre_level)),
+    quote("ranking.md", "(observed 282 and 447)", ("282", bre_level), ("447", lambda: fig5_1c("URE", 5000))),
+]
+
 # the numbers a guide writes in words or from a formula, not read from a CSV, stay out of QUOTES
 
 
