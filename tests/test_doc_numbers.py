@@ -159,11 +159,15 @@ def _judgments_frame() -> pd.DataFrame:
     return pd.read_csv(RESULTS / "judgments_experiments.csv", dtype={"repeats": str})
 
 
+@cache
+def _head_to_head(experiment: str, baseline: str) -> pd.DataFrame:
+    frame = _judgments_frame()
+    return _judgments_module().head_to_head(frame[frame["experiment"] == experiment], baseline)
+
+
 def versus(experiment: str, baseline: str, budget: int, column: str) -> float:
     """Full against a baseline over the splits (wins, ties, losses, win_rate, low, high), as the script counts."""
-    frame = _judgments_frame()
-    table = _judgments_module().head_to_head(frame[frame["experiment"] == experiment], baseline)
-    return float(table.loc[budget, column])
+    return float(_head_to_head(experiment, baseline).loc[budget, column])
 
 
 def judgment_mean(experiment: str, algorithm: str, budget: int) -> float:
@@ -942,6 +946,139 @@ QUOTES += [
           ("0.50", lambda: (first_run("SPARDA k=3").query("d >= 69")["pvalue"] <= 0.05).mean()),
           ("1.2", lambda: first_run("SPARDA k=3").query("d >= 69")["differing_selected"].mean()),
           ("2.2", lambda: first_run("SPARDA k=3").query("d < 69")["differing_selected"].mean())),
+]
+
+# -- docs/crowd.md (crowd_*.csv) and docs/judgments.md's reading (judgments_experiments.csv) ---------------
+def kept() -> pd.Series:
+    return csv("crowd_table3_1_runs.csv").groupby("restart")["n_kept"].first()
+
+
+def decided(experiment: str, baselines=("averages", "copies")) -> list:
+    """The budgets at which Full's win rate has its 95% interval above one half against every baseline."""
+    budgets = sorted(_judgments_frame().query("experiment == @experiment")["budget"].unique())
+    return [b for b in budgets if all(versus(experiment, base, b, "low") > 0.5 for base in baselines)]
+
+
+def budgets_from(experiment: str, low: int) -> list:
+    budgets = sorted(_judgments_frame().query("experiment == @experiment")["budget"].unique())
+    return [b for b in budgets if b >= low]
+
+
+def k_against_m(total: int, k: int, algorithm: str, column: str = "test_mse") -> float:
+    frame = _judgments_frame()
+    part = frame[(frame["experiment"] == f"k against m, M = {total}") & (frame["k"] == k)
+                 & (frame["algorithm"] == algorithm)]
+    return float(part[column].mean())
+
+
+def k_sem(total: int, k: int, algorithm: str, column: str = "test_mse") -> float:
+    frame = _judgments_frame()
+    part = frame[(frame["experiment"] == f"k against m, M = {total}") & (frame["k"] == k)
+                 & (frame["algorithm"] == algorithm)]
+    return float(part[column].sem())
+
+
+K_POINTS = [(total, k) for total in (240, 480, 960) for k in (2, 3, 4, 6, 8)]
+
+QUOTES += [
+    quote("crowd.md", "Only the tasks with disagreement are kept: 514 on average, between 492 and 550",
+          ("514", lambda: kept().mean()), ("492", lambda: kept().min()), ("550", lambda: kept().max())),
+    quote("crowd.md", "60 gold labels", ("60", lambda: only(list(csv("crowd_table3_1_runs.csv")["n_gold"].unique())))),
+    quote("crowd.md", "1,101 held-out tasks", ("1,101", lambda: only(list(csv("crowd_table3_1_runs.csv")["n_test"].unique())))),
+    quote("crowd.md", "BBMC's K = 6, σ = 3 and α = 4, were chosen by `tune`",
+          ("6", lambda: one("crowd_tuning.csv", "n_factors", stage="bbmc", chosen=True)),
+          ("3", lambda: one("crowd_tuning.csv", "sigma", stage="bbmc", chosen=True)),
+          ("4", lambda: one("crowd_tuning.csv", "alpha", stage="bbmc", chosen=True))),
+    quote("crowd.md", "Restarts. 10, each a new data set", ("10", lambda: float(csv("crowd_table3_1_runs.csv")["restart"].nunique())),
+          ("10", lambda: only(list(csv("crowd_table3_1.csv")["restarts"].unique())))),
+    quote("crowd.md", "BBMC's error (0.055) is below GOLD's (0.079) and CONS's (0.092).",
+          ("0.055", lambda: crowd("BBMC", "error_mean")), ("0.079", lambda: crowd("GOLD", "error_mean")),
+          ("0.092", lambda: crowd("CONS", "error_mean"))),
+    quote("crowd.md", "and its sd is 405", ("405", lambda: crowd("BBMC", "loglik_sd"))),
+    quote("crowd.md", "GOLD's log likelihood (−227) is far better than the seed's −3716",
+          ("−227", lambda: crowd("GOLD", "loglik_mean")), ("−3716", lambda: crowd("GOLD", "seed_loglik"))),
+    quote("crowd.md", "with and without queries (0.092 and 0.080)",
+          ("0.092", lambda: crowd("CONS", "error_mean")), ("0.080", lambda: crowd("CONS-ACT", "error_mean"))),
+    quote("crowd.md", "It has the lowest error (0.012) and the highest log likelihood (−49.6). Next come RAND-ACT (0.023), "
+          "DIS-ACT (0.024) and MCMC-ACT (0.038).",
+          ("0.012", lambda: crowd("BBMC-ACT", "error_mean")), ("0.012", lambda: csv("crowd_table3_1.csv")["error_mean"].min()),
+          ("−49.6", lambda: crowd("BBMC-ACT", "loglik_mean")), ("−49.6", lambda: csv("crowd_table3_1.csv")["loglik_mean"].max()),
+          ("0.023", lambda: crowd("RAND-ACT", "error_mean")), ("0.024", lambda: crowd("DIS-ACT", "error_mean")),
+          ("0.038", lambda: crowd("MCMC-ACT", "error_mean"))),
+    quote("crowd.md", "(0.024 against 0.023; the seed has 0.039 against 0.029)",
+          ("0.024", lambda: crowd("DIS-ACT", "error_mean")), ("0.023", lambda: crowd("RAND-ACT", "error_mean")),
+          ("0.039", lambda: crowd("DIS-ACT", "seed_error")), ("0.029", lambda: crowd("RAND-ACT", "seed_error"))),
+    quote("crowd.md", "MCMC-ACT 500 ± 37 s, 25 times as long",
+          ("25", lambda: crowd("MCMC-ACT", "seconds_mean") / crowd("BBMC-ACT", "seconds_mean"))),
+    quote("judgments.md", "below both baselines' at every budget but B = 2 (8.214 against Averages' 8.210)",
+          ("2", lambda: only(digits_budgets(lambda b: judgment_mean("digits", "full", b) >= min(
+              judgment_mean("digits", "averages", b), judgment_mean("digits", "copies", b))))),
+          ("8.214", lambda: judgment_mean("digits", "full", 2)), ("8.210", lambda: judgment_mean("digits", "averages", 2))),
+    quote("judgments.md", "Wilson interval above one half against both baselines at B = 3 and 6–40 (e.g. 94% [84%, 98%] at "
+          "B = 32). At B = 1, 2 and 4 the comparison is undecided",
+          ("3", lambda: decided("digits")[0]), ("6", lambda: decided("digits")[1]),
+          ("40", lambda: decided("digits")[-1] if decided("digits")[1:] == budgets_from("digits", 6) else float("nan")),
+          *[(q, (lambda base=base, c=c: 100 * versus("digits", base, 32, c))) for q, c in (
+              ("94", "win_rate"), ("84", "low"), ("98", "high")) for base in ("averages", "copies")],
+          *[(q, (lambda b=b: b if b not in decided("digits") else float("nan"))) for q, b in (("1", 1), ("2", 2), ("4", 4))]),
+    quote("judgments.md", "at B = 1 Full wins 8, ties 35 and loses 7 of 50 splits against Copies and wins 56% [42%, 69%] "
+          "against Averages; at B = 2 Full and Averages choose the same r in 42 of 50 splits; at B = 4 Full wins 60% "
+          "[46%, 74%] of the splits it does not tie against Averages.",
+          ("8", lambda: versus("digits", "copies", 1, "wins")), ("35", lambda: versus("digits", "copies", 1, "ties")),
+          ("7", lambda: versus("digits", "copies", 1, "losses")),
+          ("56", lambda: 100 * versus("digits", "averages", 1, "win_rate")),
+          ("42", lambda: 100 * versus("digits", "averages", 1, "low")),
+          ("69", lambda: 100 * versus("digits", "averages", 1, "high")),
+          ("42", lambda: versus("digits", "averages", 2, "ties")),
+          ("60", lambda: 100 * versus("digits", "averages", 4, "win_rate")),
+          ("46", lambda: 100 * versus("digits", "averages", 4, "low")),
+          ("74", lambda: 100 * versus("digits", "averages", 4, "high"))),
+    quote("judgments.md", "the best plan at B = 40 brings the test error to 7.7",
+          ("7.7", lambda: min(judgment_mean("digits", a, 40) for a in ("full", "scoring", "averages", "copies")))),
+    quote("judgments.md", "Full's mean is the lowest of the four at all 12 budgets, with a win rate clearly above one half "
+          "against both baselines at B = 4, 6 and 14–40; against Averages it is undecided at B = 2 (63% [48%, 76%]), 8 (62% "
+          "[48%, 74%]) and 10 (60% [46%, 72%]), and against Copies at B = 1 and 3, where they choose the same r in many "
+          "splits (43 and 18 of 50).",
+          ("12", lambda: float(sum(judgment_mean("digits, pairs (variation)", "full", b) <= min(
+              judgment_mean("digits, pairs (variation)", a, b) for a in ("scoring", "averages", "copies"))
+              for b in sorted(_judgments_frame().query("experiment == 'digits, pairs (variation)'")["budget"].unique())))),
+          ("4", lambda: decided("digits, pairs (variation)")[0]), ("6", lambda: decided("digits, pairs (variation)")[1]),
+          ("14", lambda: decided("digits, pairs (variation)")[2]),
+          ("40", lambda: decided("digits, pairs (variation)")[-1]
+           if decided("digits, pairs (variation)")[2:] == budgets_from("digits, pairs (variation)", 14) else float("nan")),
+          *[(q, (lambda b=b, c=c: 100 * versus("digits, pairs (variation)", "averages", b, c))) for q, b, c in (
+              ("63", 2, "win_rate"), ("48", 2, "low"), ("76", 2, "high"), ("62", 8, "win_rate"), ("48", 8, "low"),
+              ("74", 8, "high"), ("60", 10, "win_rate"), ("46", 10, "low"), ("72", 10, "high"))],
+          ("43", lambda: versus("digits, pairs (variation)", "copies", 1, "ties")),
+          ("18", lambda: versus("digits, pairs (variation)", "copies", 3, "ties"))),
+    quote("judgments.md", "Full wins clearly against both baselines at B = 4 and from B = 8 on (win rates of at least 74% of "
+          "the splits that are not ties, intervals above one half)",
+          ("4", lambda: decided("simulated")[0]), ("8", lambda: decided("simulated")[1]),
+          ("74", lambda: min(100 * versus("simulated", base, b, "win_rate") for base in ("averages", "copies")
+                             for b in decided("simulated")))),
+    quote("judgments.md", "Scoring's mean is below Full's at 11 of 12 budgets (7.674 against 7.792 at B = 40, about three "
+          "standard errors)",
+          ("11", lambda: float(len(digits_budgets(lambda b: judgment_mean("digits", "scoring", b)
+                                                  < judgment_mean("digits", "full", b))))),
+          ("12", lambda: float(len(digits_budgets(lambda b: True)))),
+          ("7.674", lambda: judgment_mean("digits", "scoring", 40)), ("7.792", lambda: judgment_mean("digits", "full", 40))),
+    quote("judgments.md", "Scoring's test error is below Full's at 13 of the 15 points (one of them by less than 0.001), by "
+          "the most where the training set is smallest (M = 240: 9.012 against 9.308 at m = 30, 8.703 against 8.927 at "
+          "m = 40)",
+          ("13", lambda: float(sum(k_against_m(t, k, "scoring") < k_against_m(t, k, "full") for t, k in K_POINTS))),
+          ("15", lambda: float(len(K_POINTS))),
+          ("9.012", lambda: k_against_m(240, 8, "scoring")), ("9.308", lambda: k_against_m(240, 8, "full")),
+          ("30", lambda: one("judgments_experiments.csv", "n_train", experiment="k against m, M = 240", k=8,
+                             algorithm="full", split=0)),
+          ("8.703", lambda: k_against_m(240, 6, "scoring")), ("8.927", lambda: k_against_m(240, 6, "full")),
+          ("40", lambda: one("judgments_experiments.csv", "n_train", experiment="k against m, M = 240", k=6,
+                             algorithm="full", split=0))),
+    quote("judgments.md", "7.897 ± 0.036 and 7.899 ± 0.033 for Full",
+          ("7.897", lambda: k_against_m(480, 2, "full")), ("0.036", lambda: k_sem(480, 2, "full")),
+          ("7.899", lambda: k_against_m(480, 3, "full")), ("0.033", lambda: k_sem(480, 3, "full"))),
+    quote("judgments.md", "(M = 240, Full: 7.305 at k = 2, 6.263 at k = 8)",
+          ("7.305", lambda: k_against_m(240, 2, "full", "training_loss")),
+          ("6.263", lambda: k_against_m(240, 8, "full", "training_loss"))),
 ]
 
 # the numbers a guide writes in words or from a formula, not read from a CSV, stay out of QUOTES
