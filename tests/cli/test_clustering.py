@@ -149,14 +149,14 @@ def _matrix_file(tmp_path, edit=None, n=6, text=None):
         (lambda t: _matrix_file(t, lambda f: f.iloc.__setitem__((4, 1), 0.0)), [], ["not symmetric", "('00001', 'NA')"]),
         (lambda t: _matrix_file(t, text=",a,b,c\na,1,0.5,0.2\nb,0.5,1,0.1\n"), [], ["not a square matrix", "2 rows and 3 columns"]),
         (lambda t: _matrix_file(t, text=",a,b\na,1,0.5\nb,0.5,1\n"), [], ["2 item(s)", "at least 3"]),
-        (lambda t: _matrix_file(t), ["--budget", "16"], ["budget=16", "15 possible"]),
-        (lambda t: _matrix_file(t), ["--budget", "31", "--repeats", "2"], ["budget=31", "15 · 2 = 30"]),
+        (lambda t: _matrix_file(t), ["--budget", "16"], ["--budget 16", "15 possible", "--repeats 1"]),
+        (lambda t: _matrix_file(t), ["--budget", "31", "--repeats", "2"], ["--budget 31", "30 possible", "--repeats 2"]),
         (lambda t: _matrix_file(t), ["--repeats", "0"], ["--repeats must be"]),
         (lambda t: _matrix_file(t), ["--budget", "1.5"], ["budget"]),
         (lambda t: _matrix_file(t), ["--budget", "lots"], ["--budget must be a number"]),
         (lambda t: _matrix_file(t), ["--strategy", "best"], ["--strategy must be iu-red, shamir-tishby or random"]),
         (lambda t: _matrix_file(t), ["--adversarial", "0.1"], ["--adversarial 0.1 needs a noise model", "--concentration too"]),
-        (lambda t: _matrix_file(t), ["--n-clusters", "7"], ["n_clusters"]),
+        (lambda t: _matrix_file(t), ["--n-clusters", "7"], ["--n-clusters 7 but there are only 6 items"]),
         (lambda t: _matrix_file(t), ["--random-state", "-1"], ["--random-state must be"]),
         (lambda t: _matrix_file(t), ["--interleave", "--strategy", "random"], ["--interleave", "--strategy 'random'",
                                                                               "changes nothing"]),
@@ -361,7 +361,7 @@ def _version(text):
         (None, ["start", "--out", "a.csv"], ["holds no session yet; give --items"]),
         (None, ["start", "--items", "few.csv"], ["2 item(s)", "at least 3"]),
         (None, ["start", "--items", "twice.csv"], ["'a' twice"]),
-        (None, ["start", "--items", "items.csv", "--budget", "92"], ["budget=92", "91 possible"]),
+        (None, ["start", "--items", "items.csv", "--budget", "92"], ["--budget 92", "91 possible"]),
         (None, ["start", "--items", "items.csv", "--repeats", "0"], ["repeats"]),
         (None, ["start", "--items", "items.csv", "--strategy", "best"], ["--strategy must be"]),
         (None, ["start", "--items", "items.csv", "--price", "-1"], ["price must be a number >= 0"]),
@@ -376,10 +376,10 @@ def _version(text):
         (_empty_file, ["start"], ["holds no session yet; give --items"]),
         (_version("abc"), ["ask"], ["is damaged: its store version is 'abc'"]),
         (_version("7"), ["status"], ["written by a newer paucity (store version 7"]),
-        ("started", ["start", "--strategy", "random"], ["has strategy='iu_red'; strategy='random' would make"]),
-        ("started", ["start", "--items", "items.csv", "--budget", "40"], ["has budget=0.1; budget=40 would make"]),
+        ("started", ["start", "--strategy", "random"], ["has --strategy 'iu_red'; --strategy 'random' would make", "Leave --strategy out"]),
+        ("started", ["start", "--items", "items.csv", "--budget", "40"], ["has --budget 0.1; --budget 40 would make"]),
         ("started", ["start", "--items", "three.csv"], ["the session has 14 items but items names 3"]),
-        ("started", ["extend", "--budget", "3"], ["budget=3 is 3 measurements, fewer than the session's 9"]),
+        ("started", ["extend", "--budget", "3"], ["--budget 3 is 3 measurements, fewer than the session's 9"]),
         ("started", ["answer", "answers.csv", "--batch-size", "3"], ["No such option: --batch-size"]),
         ("started", ["answer", "unknown.csv"], ["names 'zz'", "not an item of the session"]),
         ("started", ["answer", "never.csv"], ["never asked"]),
@@ -387,7 +387,7 @@ def _version(text):
         ("started", ["answer", "words.csv"], ["'yes'", "column 'value', data row 1"]),
         ("started", ["answer", "nan.csv"], ["'nan' in column 'value', data row 1", "leave the cell empty"]),
         ("started", ["answer", "answers.csv", "--value-column", "sim"], ["no column 'sim'"]),
-        ("started", ["ask", "-n", "0"], ["n must be an integer >= 1"]),
+        ("started", ["ask", "-n", "0"], ["--n-pairs must be an integer >= 1"]),
         (None, ["start", "--items", "items.csv", "-n", "0"], ["n must be an integer >= 1"]),
         ("started", ["ask", "--out", "folder/"], ["is a folder"]),
     ],
@@ -625,7 +625,7 @@ def test_the_old_spelling_still_works_with_a_warning(study):
     gone = old("--withdraw-all")
     assert gone.exit_code == 0 and "4 asks withdrawn" in gone.stdout and "cluster-session withdraw" in gone.stderr
     refused = old("--strategy", "random")
-    fails_in_one_line(_without_warning(refused), "strategy='iu_red'; strategy='random' would make another session")
+    fails_in_one_line(_without_warning(refused), "--strategy 'iu_red'; --strategy 'random' would make another session")
 
 
 def _without_warning(result):

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, ParameterError, ShapeMismatchError
+from .._spelling import given, owner_prefix
 from .._validation import check_random_state
 from . import spectral
 from .estimates import RunningEstimates
@@ -43,7 +44,8 @@ def new_loop(n: int, params: dict, *, budget: int, seed: int, reference=None) ->
     """The in-memory loop of ``params`` (the estimator's settings) over ``n`` items; the reference is checked."""
     if params["n_clusters"] > n:
         raise ParameterError(
-            f"ActiveSpectralClustering: n_clusters={params['n_clusters']} but there are only {n} items."
+            f"{owner_prefix('ActiveSpectralClustering')}{given('n_clusters', params['n_clusters'])} but there are "
+            f"only {n} items."
         )
     if reference is not None:
         reference = np.asarray(reference)
@@ -367,8 +369,9 @@ def resolve_budget(budget, n: int, repeats: int, *, owner: str) -> int:
     if isinstance(budget, numbers.Integral):
         if budget > most:
             raise ParameterError(
-                f"{owner}: budget={int(budget)} measurements is more than the n(n−1)/2 · repeats = "
-                f"{pairs} · {repeats} = {most} possible for {n} items; pass at most {most}, or a fraction such as 0.5."
+                f"{owner_prefix(owner)}{given('budget', int(budget))} measurements is more than the {most} possible "
+                f"for {n} items (n(n−1)/2 = {pairs} pairs, each measured at most {given('repeats', repeats)} "
+                f"times); pass at most {most}, or a fraction such as 0.5."
             )
         return int(budget)
     return max(1, int(round(float(budget) * most)))

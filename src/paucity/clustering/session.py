@@ -35,6 +35,8 @@ import pandas as pd
 
 from .._errors import InputError, InputTypeError, ParameterError, ReaderError, warn
 from .._json import plain as _plain
+from .._spelling import given as _as_typed
+from .._spelling import owner_prefix, spelled
 from .._validation import Instance, Interval, Options, check_parameter
 from ._checks import MIN_ITEMS, check_pairs, check_values
 from .agreement import SessionQuality
@@ -936,8 +938,8 @@ class ClusteringSession:
             now = _measurements(current, len(self._items))
             if measurements < now:
                 raise ParameterError(
-                    f"ClusteringSession.extend: budget={budget!r} is {measurements} measurements, fewer than the "
-                    f"session's {now}; a budget is only raised."
+                    f"{owner_prefix('ClusteringSession.extend')}{_as_typed('budget', budget)} is {measurements} "
+                    f"measurements, fewer than the session's {now}; a budget is only raised."
                 )
             settings = replace(current, budget=budget)
             self._store.update_metadata({_SETTINGS_KEY: json.dumps(settings.to_dict())}, connection=connection)
@@ -1334,7 +1336,8 @@ class ClusteringSession:
         if n is None:
             return self._settings.batch_size
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ParameterError(f"ClusteringSession.ask: n must be an integer >= 1, got {n!r}.")
+            raise ParameterError(f"{owner_prefix('ClusteringSession.ask')}{spelled('n')} must be an integer >= 1, "
+                                 f"got {n!r}.")
         return int(n)
 
     def _ensure_loop(self) -> None:
@@ -1511,8 +1514,8 @@ def check_annotator(annotator) -> str:
     if not text or len(text) > _LONGEST_ANNOTATOR or any(ord(c) < 32 or ord(c) == 127 for c in text):
         shown = annotator[:40] if isinstance(annotator, str) else annotator
         raise ParameterError(
-            f"annotator must be a name of 1 to {_LONGEST_ANNOTATOR} characters without control characters, "
-            f"got {shown!r}."
+            f"{spelled('annotator')} must be a name of 1 to {_LONGEST_ANNOTATOR} characters without control "
+            f"characters, got {shown!r}."
         )
     return text
 
@@ -1579,7 +1582,7 @@ def _check_given(given: dict, owner: str = "ClusteringSession") -> dict:
         checked[name] = check_parameter(value, name, _CONSTRAINTS[name], owner=owner, hint=_HINTS.get(name))
     for name in ("price", "lease_seconds"):
         if name in checked and not math.isfinite(float(checked[name])):
-            raise ParameterError(f"{owner}: {name} must be a finite number, got {checked[name]!r}.")
+            raise ParameterError(f"{owner_prefix(owner)}{spelled(name)} must be a finite number, got {checked[name]!r}.")
     return checked
 
 
@@ -1602,7 +1605,8 @@ def _new_settings(given: dict, n: int, *, owner: str) -> SessionSettings:
         lease_seconds=float(values["lease_seconds"]),
     )
     if settings.n_clusters > n:
-        raise ParameterError(f"{owner}: n_clusters={settings.n_clusters} but there are only {n} items.")
+        raise ParameterError(f"{owner_prefix(owner)}{_as_typed('n_clusters', settings.n_clusters)} but there are only "
+                             f"{n} items.")
     _measurements(settings, n, owner=owner)
     return settings
 
@@ -1632,12 +1636,13 @@ def _refuse_other_settings(store, stored: SessionSettings, given: dict, n: int, 
         if not same:
             differ.append((name, have, _plain(value)))
     if differ:
-        stored_text = ", ".join(f"{name}={have!r}" for name, have, _ in differ)
-        given_text = ", ".join(f"{name}={value!r}" for name, _, value in differ)
-        names = ", ".join(name for name, _, _ in differ)
+        stored_text = ", ".join(_as_typed(name, have) for name, have, _ in differ)
+        given_text = ", ".join(_as_typed(name, value) for name, _, value in differ)
+        names = ", ".join(spelled(name) for name, _, _ in differ)
         extend = " (a larger budget is given by extend)" if any(name == "budget" for name, _, _ in differ) else ""
         raise ParameterError(
-            f"{owner}: the session in {store.shown} has {stored_text}; {given_text} would make another session. "
+            f"{owner_prefix(owner)}the session in {store.shown} has {stored_text}; {given_text} would make another "
+            "session. "
             f"Leave {names} out (or give the session's) to resume it{extend}, or give a new database."
         )
 
