@@ -240,6 +240,7 @@ W5 = two_gaussians(n=5, seed=12)
         ({"n_clusters": 1}, "n_clusters"),
         ({"random_state": -1}, "random_state"),
         ({"interleave": "yes"}, "interleave"),
+        ({"strategy": "random", "interleave": True}, "interleave alternates .* with strategy='random' it changes nothing"),
         ({"store": 3}, "store must be None or a file path, an SQLAlchemy URL or a MeasurementStore"),
     ],
 )

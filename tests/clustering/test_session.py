@@ -289,6 +289,7 @@ def test_a_larger_budget_is_given_by_extend_only(database):
         (ITEMS, {"n_clusters": 13}, ParameterError, ["n_clusters=13"]),
         (ITEMS, {"random_state": -1}, ParameterError, ["random_state"]),
         (ITEMS, {"strategy": "best"}, ParameterError, ["strategy"]),
+        (ITEMS, {"strategy": "random", "interleave": True}, ParameterError, ["interleave", "changes nothing"]),
         (ITEMS, {"price": -1}, ParameterError, ["price"]),
         (ITEMS, {"price": float("inf")}, ParameterError, ["price must be a number >= 0, got inf"]),
     ],

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._errors import InputError, InputTypeError, ShapeMismatchError
+from .._errors import InputError, InputTypeError, ParameterError, ShapeMismatchError
 from .._validation import check_matrix
 
-__all__ = ["MIN_ITEMS", "check_similarities", "check_pairs", "check_values", "check_n_items"]
+__all__ = ["MIN_ITEMS", "check_similarities", "check_pairs", "check_values", "check_n_items", "check_interleave"]
 
 #: Spectral bisection needs at least three items (with two the split is forced).
 MIN_ITEMS = 3
@@ -187,3 +187,16 @@ def check_values(values, n_pairs: int, *, name: str = "values", source: str | No
             "Rescale the answers (e.g. a rating r on 1..10 as r / 10)."
         )
     return array
+
+
+def check_interleave(strategy, interleave, *, owner: str) -> None:
+    """Refuse ``interleave`` with the random strategy: it alternates the strategy's pairs with random ones, so
+    with random pairs it would change nothing (a parameter either changes the result or is refused)."""
+    from .._spelling import given, owner_prefix, spelled
+
+    if interleave and isinstance(strategy, str) and strategy.lower() == "random":
+        raise ParameterError(
+            f"{owner_prefix(owner)}{spelled('interleave')} alternates the strategy's pairs with random ones, so "
+            f"with {given('strategy', 'random')} it changes nothing; leave {spelled('interleave')} out or choose "
+            "another strategy."
+        )

@@ -19,13 +19,19 @@ from .._errors import InputError, ParameterError, ShapeMismatchError
 from .._spelling import given, owner_prefix
 from .._validation import check_random_state
 from . import spectral
+from ._checks import check_interleave
 from .estimates import RunningEstimates
 from .metrics import misclustering_error
 from .scores import iu_red_direction, nearest_to_boundary, shamir_tishby_dense
 from .selection import choose_pairs
 from .sparse import choose_pairs_sparse
 from .spectral import FiedlerVector, fiedler_of, recursive_bisection, tie_break_vector
-from .tracking import ComponentTracker, FiedlerTracker, ShiftInvertTracker, SparseTracker
+from .tracking import (
+    ComponentTracker,
+    FiedlerTracker,
+    ShiftInvertTracker,
+    SparseTracker,
+)
 
 __all__ = ["ActiveLoop", "new_loop", "resolve_budget", "base_seed", "SHIFT_INVERT_BATCH", "SPARSE_MIN_ITEMS"]
 
@@ -42,6 +48,7 @@ SPARSE_MIN_ITEMS = 4000
 
 def new_loop(n: int, params: dict, *, budget: int, seed: int, reference=None) -> "ActiveLoop":
     """The in-memory loop of ``params`` (the estimator's settings) over ``n`` items; the reference is checked."""
+    check_interleave(params["strategy"], params["interleave"], owner="ActiveSpectralClustering")
     if params["n_clusters"] > n:
         raise ParameterError(
             f"{owner_prefix('ActiveSpectralClustering')}{given('n_clusters', params['n_clusters'])} but there are "

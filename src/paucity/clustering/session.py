@@ -38,7 +38,7 @@ from .._json import plain as _plain
 from .._spelling import given as _as_typed
 from .._spelling import owner_prefix, spelled
 from .._validation import Instance, Interval, Options, check_parameter
-from ._checks import MIN_ITEMS, check_pairs, check_values
+from ._checks import MIN_ITEMS, check_interleave, check_pairs, check_values
 from .agreement import SessionQuality
 from .files import check_columns, refuse_repeated
 
@@ -1604,6 +1604,7 @@ def _new_settings(given: dict, n: int, *, owner: str) -> SessionSettings:
         price=float(values["price"]),
         lease_seconds=float(values["lease_seconds"]),
     )
+    check_interleave(settings.strategy, settings.interleave, owner=owner)
     if settings.n_clusters > n:
         raise ParameterError(f"{owner_prefix(owner)}{_as_typed('n_clusters', settings.n_clusters)} but there are only "
                              f"{n} items.")

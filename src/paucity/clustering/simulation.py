@@ -9,15 +9,15 @@ against the clustering of the complete matrix (:class:`ClusteringSimulation`).
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from dataclasses import dataclass
 
 from .._errors import InputError, InputTypeError, ParameterError, ShapeMismatchError
 from .._spelling import given, owner_prefix, spelled
 from .._validation import RANDOM_STATE, Interval, check_parameter, check_random_state
-from ._checks import MIN_ITEMS, SYMMETRY_TOLERANCE
+from ._checks import MIN_ITEMS, SYMMETRY_TOLERANCE, check_interleave
 from .files import refuse_repeated
 
 __all__ = ["ClusteringSimulation", "simulate"]
@@ -154,12 +154,7 @@ def simulate(similarities, *, strategy="iu_red", budget=0.1, repeats=1, batch_si
             f"{spelled('concentration')} too (e.g. {given('concentration', 100)} for careful workers besides the "
             "adversarial ones)."
         )
-    if interleave and isinstance(strategy, str) and strategy.lower() == "random":
-        raise ParameterError(
-            f"{owner_prefix('simulate')}{spelled('interleave')} alternates the strategy's pairs with random ones, so "
-            f"with {given('strategy', 'random')} it changes nothing; leave {spelled('interleave')} out or choose "
-            "another strategy."
-        )
+    check_interleave(strategy, interleave, owner="simulate")
     check_parameter(random_state, "random_state", [RANDOM_STATE], owner="simulate")
     model = ActiveSpectralClustering(
         strategy=strategy, interleave=interleave, budget=budget, repeats=repeats, batch_size=batch_size,
