@@ -681,6 +681,7 @@ def killed(folder, where, *args):
     return result
 
 
+@pytest.mark.slow  # 8 to 37 s: run by make test-slow, to keep make test near ten minutes
 def test_a_session_killed_at_any_point_resumes_with_nothing_lost_or_asked_twice(study, database):
     folder, W, items = study
     # two rounds of six: every kill point is met in each round, and the second round resumes a resumed session

@@ -99,6 +99,7 @@ def test_asks_answers_and_withdrawals_interleaved_lose_nothing_and_store_nothing
     assert status.n_measured == len(answered) and status.n_pending == len(waiting)
 
 
+@pytest.mark.slow  # 8 to 37 s: run by make test-slow, to keep make test near ten minutes
 def test_the_command_line_started_by_several_people_at_once(database, tmp_path):
     """The report's case: `cluster-session start` run by 4 people at the same moment, each with their own file."""
     items = tmp_path / "items.csv"

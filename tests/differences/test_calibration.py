@@ -31,6 +31,7 @@ def null_pvalue(run: int, n: int, d: int, n_permutations: int, settings: dict) -
     return result.pvalue
 
 
+@pytest.mark.slow  # 8 to 37 s: run by make test-slow, to keep make test near ten minutes
 def test_null_pvalues_small():
     """A small version that cannot be flaky: 30 runs, B = 19, loose bounds only.
 

@@ -60,6 +60,7 @@ def test_power_iteration_on_dask_converges_with_strong_regularization(league):
     np.testing.assert_allclose(model.scores_.to_numpy(), expected.scores_.to_numpy(), rtol=1e-7)
 
 
+@pytest.mark.slow  # 8 to 37 s: run by make test-slow, to keep make test near ten minutes
 def test_on_a_local_cluster(league):
     """Slow on purpose (about 6 s): starting a real two-process LocalCluster is most of it."""
     expected = RankCentrality(regularization="uniform").fit(league).scores_.to_numpy()

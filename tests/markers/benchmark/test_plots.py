@@ -7,6 +7,7 @@ import pytest
 from paucity.markers.benchmark import plots, run_benchmark
 
 
+@pytest.mark.slow  # 8 to 37 s: run by make test-slow, to keep make test near ten minutes
 def test_figures_and_report(tiny, fast, tmp_path):
     result = run_benchmark(tiny.X, tiny.labels, methods=["mim", "cife-binary", "random"],
                            **dict(fast, classifiers=["random_forest", "nearest_centroids"], full_data=True, n_top=10))

@@ -62,6 +62,7 @@ def test_tidy_table(tiny):
     assert set(summary["n_folds"]) == {3}
 
 
+@pytest.mark.slow  # 8 to 37 s: run by make test-slow, to keep make test near ten minutes
 def test_reruns_give_identical_error_rates(tiny, fast):
     kwargs = dict(fast, classifiers=["random_forest", "nearest_centroids"], n_features=[3])
     first = run_benchmark(tiny.X, tiny.labels, methods=["random", "random_forest"], random_state=3, **kwargs)
