@@ -18,7 +18,7 @@ from .estimates import PRIOR_SIGMA
 from .scores import iu_red_direction, pair_scores, shamir_tishby_from
 from .spectral import FiedlerVector, components, recursive_bisection
 
-__all__ = ["STRATEGIES", "Step", "score_pairs", "choose_pairs", "interleaved_order"]
+__all__ = ["STRATEGIES", "Step", "score_pairs", "choose_pairs", "interleaved_order", "interleaved_step"]
 
 STRATEGIES = ("iu_red", "shamir_tishby", "random")
 
@@ -179,10 +179,7 @@ def choose_pairs(
         picked = _uniform(counts, _with(asked, chosen, n), repeats, n_random, rng, None, joining=False)
         chosen += picked
         chosen_by += ["random"] * len(picked)
-    order = interleaved_order(slots, chosen_by)
-    flat = np.asarray(chosen, dtype=np.int64)[order] if chosen else np.empty(0, dtype=np.int64)
-    pairs = np.column_stack(np.divmod(flat, n)) if len(flat) else np.empty((0, 2), dtype=np.int64)
-    return Step(pairs.astype(np.int64), np.asarray(chosen_by, dtype=object)[order], labels, fiedler)
+    return interleaved_step(chosen, chosen_by, slots, n, labels, fiedler)
 
 
 def _with(asked: np.ndarray, flat: list[int], n: int) -> np.ndarray:
@@ -211,6 +208,14 @@ def _uniform(counts, asked, repeats, count, rng, labels, *, joining) -> list[int
     drawn = np.empty(take, dtype=np.int64)
     drawn[order] = found
     return drawn.tolist()
+
+
+def interleaved_step(chosen: list[int], chosen_by: list[str], slots: np.ndarray, n: int, labels, fiedler) -> Step:
+    """The chosen pairs (flat indices i·n + j) as a :class:`Step`, in the order :func:`interleaved_order` gives."""
+    order = interleaved_order(slots, chosen_by)
+    flat = np.asarray(chosen, dtype=np.int64)[order] if chosen else np.empty(0, dtype=np.int64)
+    pairs = np.column_stack(np.divmod(flat, n)) if len(flat) else np.empty((0, 2), dtype=np.int64)
+    return Step(pairs.astype(np.int64), np.asarray(chosen_by, dtype=object)[order], labels, fiedler)
 
 
 def interleaved_order(slots: np.ndarray, chosen_by: list[str]) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _kernels
 from .estimates import PRIOR_SIGMA, RunningEstimates
-from .selection import Step, interleaved_order
+from .selection import Step, interleaved_step
 from .spectral import FiedlerVector, recursive_bisection
 
 __all__ = ["Touched", "choose_pairs_sparse"]
@@ -101,10 +101,7 @@ def choose_pairs_sparse(
         picked = _uniform(touched, repeats, n_random, rng, None, joining=False)
         chosen += picked
         chosen_by += ["random"] * len(picked)
-    order = interleaved_order(slots, chosen_by)
-    flat = np.asarray(chosen, dtype=np.int64)[order] if chosen else np.empty(0, dtype=np.int64)
-    pairs = np.column_stack(np.divmod(flat, n)) if len(flat) else np.empty((0, 2), dtype=np.int64)
-    return Step(pairs.astype(np.int64), np.asarray(chosen_by, dtype=object)[order], labels, root)
+    return interleaved_step(chosen, chosen_by, slots, n, labels, root)
 
 
 def _uniform(touched: Touched, repeats: int, count: int, rng, labels, *, joining: bool) -> list[int]:
