@@ -18,7 +18,7 @@ from .._errors import ParameterError
 __all__ = [
     "STRATEGIES", "STRATEGY_HELP", "BUDGET_HELP", "REPEATS_HELP", "BATCH_HELP", "INTERLEAVE_HELP", "N_CLUSTERS_HELP",
     "ITEMS", "ITEM_COLUMN", "BUDGET", "BATCH_SIZE", "STRATEGY", "REPEATS", "INTERLEAVE", "N_CLUSTERS", "RANDOM_STATE",
-    "PRICE", "strategy_name", "parse_budget", "session_settings", "open_or_explain",
+    "PRICE", "CUT", "CUT_HELP", "strategy_name", "parse_budget", "session_settings", "open_or_explain",
 ]
 
 #: --strategy on the command line -> the library's name.
@@ -33,6 +33,10 @@ REPEATS_HELP = "The most measurements of one pair; above 1, uncertain pairs that
 BATCH_HELP = "Pairs chosen per eigen-update (the best ones)."
 INTERLEAVE_HELP = "Alternate the strategy's pairs with random ones (the seed's interleave variants)."
 N_CLUSTERS_HELP = "Number of clusters; more than 2 by recursive bisection of the largest cluster."
+CUT_HELP = (
+    "How the labels are read off each split: sign (of v2, the seed's rule), ratio (the best RatioCut threshold) "
+    "or normalized (the normalized Laplacian's vector, best normalized cut)."
+)
 _FIXED = " Fixed when the session starts; a value that differs from the session's is refused."
 
 ITEMS: Optional[Path] = typer.Option(
@@ -65,6 +69,10 @@ N_CLUSTERS: Optional[int] = typer.Option(None, "--n-clusters", help=N_CLUSTERS_H
 RANDOM_STATE: Optional[int] = typer.Option(
     None, "--random-state", help="Seed of the random choices (drawn when not given)." + _FIXED, show_default=False
 )
+CUT: Optional[str] = typer.Option(
+    None, "--cut", help=CUT_HELP + " It changes the clusters shown, not the pairs asked. Default sign." + _FIXED,
+    show_default=False,
+)
 PRICE: Optional[float] = typer.Option(
     None, "--price", help="The price of one answer, for the session's cost (default 0)." + _FIXED, show_default=False
 )
@@ -93,7 +101,7 @@ def parse_budget(text: str):
 
 
 def session_settings(*, strategy=None, budget=None, batch_size=None, repeats=None, interleave=None, n_clusters=None,
-                     random_state=None, price=None) -> dict:
+                     random_state=None, price=None, cut=None) -> dict:
     """The session's keyword arguments from the options' values (each None when not given)."""
     if interleave and strategy is not None and strategy_name(strategy) == "random":
         raise ParameterError(
@@ -109,6 +117,7 @@ def session_settings(*, strategy=None, budget=None, batch_size=None, repeats=Non
         "n_clusters": n_clusters,
         "random_state": random_state,
         "price": price,
+        "cut": None if cut is None else cut.strip().lower(),
     }
 
 

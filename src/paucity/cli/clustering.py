@@ -32,6 +32,8 @@ from ._session_options import (
     ITEM_COLUMN,
     ITEMS,
     N_CLUSTERS,
+    CUT,
+    CUT_HELP,
     N_CLUSTERS_HELP,
     PRICE,
     RANDOM_STATE,
@@ -63,9 +65,7 @@ def cluster_active(
     batch_size: int = typer.Option(1, "--batch-size", help=BATCH_HELP + " 1 is the seed's algorithm exactly."),
     interleave: bool = typer.Option(False, "--interleave", help=INTERLEAVE_HELP),
     n_clusters: int = typer.Option(2, "--n-clusters", help=N_CLUSTERS_HELP),
-    cut: str = typer.Option("sign", "--cut", help="How the labels are read off each split: sign (of v2, the seed's "
-                            "rule), ratio (the best RatioCut threshold) or normalized (the normalized Laplacian's "
-                            "vector, best normalized cut)."),
+    cut: str = typer.Option("sign", "--cut", help=CUT_HELP),
     concentration: Optional[float] = typer.Option(
         None,
         "--concentration",
@@ -201,6 +201,7 @@ def session_start(
     repeats: Optional[int] = REPEATS,
     interleave: Optional[bool] = INTERLEAVE,
     n_clusters: Optional[int] = N_CLUSTERS,
+    cut: Optional[str] = CUT,
     random_state: Optional[int] = RANDOM_STATE,
     price: Optional[float] = PRICE,
     annotator: Optional[str] = _ANNOTATOR,
@@ -231,7 +232,7 @@ def session_start(
             raise ParameterError("--item-column names the item column of --items; give --items too, or leave it out.")
         settings = session_settings(strategy=strategy, budget=budget, batch_size=batch_size, repeats=repeats,
                                     interleave=interleave, n_clusters=n_clusters, random_state=random_state,
-                                    price=price)
+                                    price=price, cut=cut)
         who = check_annotator(_annotator(annotator, out))  # every input checked before the database is touched
         _check_n(n)
         if items is not None:
@@ -412,7 +413,8 @@ def session_status(
         return
     settings = status.settings
     typer.echo(
-        f"{database}: {status.n_items} items, {_spelled(settings.strategy)}, batches of {settings.batch_size}; "
+        f"{database}: {status.n_items} items, {_spelled(settings.strategy)}, batches of {settings.batch_size}"
+        f"{'' if settings.cut == 'sign' else f', {settings.cut} cut'}; "
         f"{status.n_measured} of {status.budget} measurements made, {status.n_pending} pairs wait for an answer "
         f"({status.n_out} with an annotator now), {status.budget_left} left to ask"
     )

@@ -16,6 +16,7 @@ from ._session_options import (
     ITEM_COLUMN,
     ITEMS,
     N_CLUSTERS,
+    CUT,
     PRICE,
     RANDOM_STATE,
     REPEATS,
@@ -162,6 +163,7 @@ def serve_annotate(
     repeats: Optional[int] = REPEATS,
     interleave: Optional[bool] = INTERLEAVE,
     n_clusters: Optional[int] = N_CLUSTERS,
+    cut: Optional[str] = CUT,
     random_state: Optional[int] = RANDOM_STATE,
     host: str = typer.Option("127.0.0.1", "--host", help=_HOST_HELP),
     port: int = typer.Option(0, "--port", help="Port to listen on; 0 picks a free one."),
@@ -193,7 +195,7 @@ def serve_annotate(
 
         settings = session_settings(strategy=strategy, budget=budget, batch_size=batch_size, repeats=repeats,
                                     interleave=interleave, n_clusters=n_clusters, random_state=random_state,
-                                    price=price)
+                                    price=price, cut=cut)
         given = {k: v for k, v in settings.items() if v is not None}
         if item_column is not None and items is None:
             from .._errors import ParameterError

@@ -176,7 +176,7 @@ class ActiveSpectralClustering(BaseEstimator):
     _parameter_hints = {
         "budget": "Give a number of measurements (an int) or a fraction of the pairs (a float such as 0.1).",
         "strategy": "IU-RED is the seed's method; S&T and random are its baselines.",
-        "cut": 'Pass cut="sign" (the seed\'s rule), "ratio" or "normalized".',
+        "cut": "sign is the seed's rule; ratio and normalized choose the threshold by RatioCut or NCut.",
     }
 
     def __init__(

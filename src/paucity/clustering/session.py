@@ -71,6 +71,7 @@ SESSION_DEFAULTS = {
     "random_state": None,
     "price": 0.0,
     "lease_seconds": 600.0,
+    "cut": "sign",
 }
 _ITEMS_KEY = "items"
 _SETTINGS_KEY = "settings"
@@ -89,6 +90,7 @@ _CONSTRAINTS = {
     "random_state": [Interval(numbers.Integral, 0, None), None],
     "price": [Interval(numbers.Real, 0, None)],
     "lease_seconds": [Interval(numbers.Real, 0, None)],
+    "cut": [Options("sign", "ratio", "normalized")],
 }
 _HINTS = {
     "budget": "Give a number of measurements (an int) or a fraction of the pairs (a float such as 0.1).",
@@ -96,6 +98,7 @@ _HINTS = {
     "random_state": "A session keeps its seed in the database, so it must be an integer.",
     "price": "It is the price of one answer, for the cost the coordinator sees.",
     "lease_seconds": "It is how long a pair shown on the annotation page stays with its annotator.",
+    "cut": "sign is the seed's rule; ratio and normalized choose the threshold by RatioCut or NCut.",
 }
 
 
@@ -127,6 +130,12 @@ class SessionSettings:
     lease_seconds : float
         How long a pair handed out on the annotation page stays with its
         annotator before it may go to another.
+    cut : str
+        How the clusters are read off each split of v̂₂ (as
+        :class:`~paucity.clustering.ActiveSpectralClustering`): ``"sign"``,
+        ``"ratio"`` or ``"normalized"``. It changes the clusters everyone
+        sees, not the pairs asked. A session stored before this setting
+        existed reads as ``"sign"``.
     """
 
     strategy: str
@@ -138,6 +147,7 @@ class SessionSettings:
     random_state: int
     price: float
     lease_seconds: float
+    cut: str = "sign"
 
     def to_dict(self) -> dict:
         """The settings as plain values (what the database keeps, as JSON)."""
@@ -446,7 +456,7 @@ class ClusteringSession:
     # -- opening -------------------------------------------------------------------------------------------------
     @classmethod
     def create(cls, database, items, *, strategy=None, interleave=None, budget=None, repeats=None, batch_size=None,
-               n_clusters=None, random_state=None, price=None, lease_seconds=None,
+               n_clusters=None, random_state=None, price=None, lease_seconds=None, cut=None,
                exist_ok: bool = False) -> "ClusteringSession":
         """Start a session over ``items`` in ``database``.
 
@@ -458,9 +468,9 @@ class ClusteringSession:
             ``postgresql://user@host/name`` (the ``postgres`` extra).
         items : sequence of str
             The item names (at least 3, each once).
-        strategy, interleave, budget, repeats, batch_size, n_clusters, random_state, price, lease_seconds
+        strategy, interleave, budget, repeats, batch_size, n_clusters, random_state, price, lease_seconds, cut
             The settings (:class:`SessionSettings`; None takes the default:
-            ``"iu_red"``, False, 0.1, 1, 20, 2, a drawn seed, 0, 600).
+            ``"iu_red"``, False, 0.1, 1, 20, 2, a drawn seed, 0, 600, ``"sign"``).
             ``random_state`` is an integer or None.
         exist_ok : bool, default=False
             When the database holds a session already: with False refuse
@@ -481,7 +491,7 @@ class ClusteringSession:
         names = check_items(items)
         given = _given(strategy=strategy, interleave=interleave, budget=budget, repeats=repeats,
                        batch_size=batch_size, n_clusters=n_clusters, random_state=random_state, price=price,
-                       lease_seconds=lease_seconds)
+                       lease_seconds=lease_seconds, cut=cut)
         settings = _new_settings(given, len(names), owner="ClusteringSession")
         return cls._start(database, names, settings, given, exist_ok=exist_ok, owner="ClusteringSession")
 
@@ -517,7 +527,7 @@ class ClusteringSession:
     @classmethod
     def open(cls, database, *, items=None, strategy=None, interleave=None, budget=None, repeats=None,
              batch_size=None, n_clusters=None, random_state=None, price=None,
-             lease_seconds=None) -> "ClusteringSession":
+             lease_seconds=None, cut=None) -> "ClusteringSession":
         """Open the session a database holds.
 
         Parameters
@@ -526,7 +536,7 @@ class ClusteringSession:
             As :meth:`create`; it must hold a session.
         items : sequence of str, optional
             When given, they must be the session's (same names, same order).
-        strategy, interleave, budget, repeats, batch_size, n_clusters, random_state, price, lease_seconds
+        strategy, interleave, budget, repeats, batch_size, n_clusters, random_state, price, lease_seconds, cut
             When given, each must equal the session's: a setting that differs
             is refused with one line naming both values (a larger budget is
             given by :meth:`extend`).
@@ -539,7 +549,7 @@ class ClusteringSession:
 
         given = _given(strategy=strategy, interleave=interleave, budget=budget, repeats=repeats,
                        batch_size=batch_size, n_clusters=n_clusters, random_state=random_state, price=price,
-                       lease_seconds=lease_seconds)
+                       lease_seconds=lease_seconds, cut=cut)
         _check_given(given)
         names = None if items is None else check_items(items)
         store = database if isinstance(database, MeasurementStore) else MeasurementStore(database, create=False)
@@ -568,7 +578,7 @@ class ClusteringSession:
 
         owner = "ActiveSpectralClustering"
         given = {name: params[name] for name in ("strategy", "interleave", "budget", "repeats", "batch_size",
-                                                  "n_clusters")}
+                                                  "n_clusters", "cut")}
         random_state = params["random_state"]
         if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
             given["random_state"] = int(random_state)
@@ -1346,7 +1356,7 @@ class ClusteringSession:
 
             settings = self._settings
             params = {"strategy": settings.strategy, "interleave": settings.interleave, "repeats": settings.repeats,
-                      "batch_size": settings.batch_size, "n_clusters": settings.n_clusters}
+                      "batch_size": settings.batch_size, "n_clusters": settings.n_clusters, "cut": settings.cut}
             self._loop = new_loop(len(self._items), params, budget=self._budget, seed=settings.random_state,
                                   reference=self._reference)
             self._seen = 0
@@ -1603,6 +1613,7 @@ def _new_settings(given: dict, n: int, *, owner: str) -> SessionSettings:
         random_state=int(values["random_state"]),
         price=float(values["price"]),
         lease_seconds=float(values["lease_seconds"]),
+        cut=str(values["cut"]).lower(),
     )
     check_interleave(settings.strategy, settings.interleave, owner=owner)
     if settings.n_clusters > n:
@@ -1630,7 +1641,7 @@ def _refuse_other_settings(store, stored: SessionSettings, given: dict, n: int, 
             same = float(value) == float(have)
         elif name == "interleave":
             same = bool(value) == bool(have)
-        elif name == "strategy":
+        elif name in ("strategy", "cut"):
             same = str(value).lower() == str(have).lower()
         else:
             same = int(value) == int(have)
@@ -1678,6 +1689,7 @@ def _stored_session(store, meta: dict, given: dict | None = None) -> tuple[list[
                 values.update({name: given[name] for name in ("budget", "batch_size") if name in (given or {})})
             if "seed" in meta:
                 values["random_state"] = int(meta["seed"])
+        values.setdefault("cut", SESSION_DEFAULTS["cut"])  # stored before the setting existed: the seed's rule
         fields = {name: values[name] for name in SESSION_DEFAULTS}
         items = json.loads(meta[_ITEMS_KEY]) if _ITEMS_KEY in meta else [str(k) for k in range(int(n_text))]
         items = [str(name) for name in items]

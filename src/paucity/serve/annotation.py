@@ -109,7 +109,7 @@ class AnnotationSession:
     **settings
         The session's settings (``budget``, ``batch_size``, ``strategy``,
         ``repeats``, ``n_clusters``, ``random_state``, ``price``,
-        ``lease_seconds``): as :meth:`~paucity.clustering.ClusteringSession.create`
+        ``lease_seconds``, ``cut``): as :meth:`~paucity.clustering.ClusteringSession.create`
         when the session starts; when it resumes, each one given must equal
         the session's.
 

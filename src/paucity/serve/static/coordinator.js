@@ -66,7 +66,7 @@
       ["of which gold", money(p.cost_gold)],
       ["of which excluded", money(p.cost_excluded)],
       ["agreement (Krippendorff's α)", p.alpha === null ? "— (no pair answered twice yet)" : `${p.alpha.toFixed(2)} on ${p.n_shared_pairs} pairs`],
-      ["strategy", `${p.settings.strategy}, batches of ${p.settings.batch_size}, ${p.settings.n_clusters} clusters`],
+      ["strategy", `${p.settings.strategy}, batches of ${p.settings.batch_size}, ${p.settings.n_clusters} clusters, ${p.settings.cut} cut`],
     ];
     $("summary").replaceChildren(...summary.flatMap(([k, v]) => {
       const dt = document.createElement("dt"); dt.textContent = k;
