@@ -23,11 +23,13 @@ FIXED = ConstantKernel(1.0, "fixed") * RBF(1.0, "fixed")
 
 
 # scikit-learn's checks, with the kernel fixed: with optimize=True they pass too but take a minute,
-# spent in L-BFGS on check_classifiers_train's 300 points (the Hessian is factored densely).
+# spent in L-BFGS on check_classifiers_train's 300 points (the Hessian is factored densely). The checks fit
+# one estimator on two classes and on three: the Gaussian one keeps the default n_samples, since two
+# Gaussian classes are predicted exactly and fit refuses any other value there.
 @parametrize_with_checks(
     [
         HeavyTailedProcessClassifier(optimize=False, n_samples=100, random_state=0),
-        HeavyTailedProcessClassifier(marginal="gaussian", optimize=False, n_samples=100, random_state=0),
+        HeavyTailedProcessClassifier(marginal="gaussian", optimize=False, random_state=0),
     ]
 )
 def test_sklearn_compatible(estimator, check):
@@ -299,3 +301,21 @@ def test_a_parameter_of_the_optimization_is_refused_when_nothing_is_optimized(pa
     name = next(key for key in params if key != "optimize")
     with pytest.raises(ParameterError, match=f"{name}=.* applies to the optimization .*skips \\(optimize=False\\)"):
         HeavyTailedProcessClassifier(**params).fit(X, y)
+
+
+def test_n_samples_is_refused_where_two_gaussian_classes_are_predicted_exactly():
+    X = np.arange(8.0)[:, None]
+    y = np.array([0, 0, 0, 1, 0, 1, 1, 1])
+    with pytest.raises(ParameterError) as error:
+        HeavyTailedProcessClassifier(marginal="gaussian", kernel=FIXED, n_samples=100).fit(X, y)
+    message = str(error.value)
+    assert "\n" not in message
+    assert message.startswith("HeavyTailedProcessClassifier: n_samples=100 ")
+    assert "leave n_samples at 16384" in message and "three or more classes" in message
+    # the default is accepted, and so is any value where the predictive samples: three classes, or a heavy tail
+    HeavyTailedProcessClassifier(marginal="gaussian", kernel=FIXED).fit(X, y)
+    HeavyTailedProcessClassifier(marginal="laplace", kernel=FIXED, n_samples=100).fit(X, y)
+    three = np.array([0, 0, 2, 1, 2, 1, 1, 2])
+    model = HeavyTailedProcessClassifier(marginal="gaussian", kernel=FIXED, n_samples=64).fit(X, three)
+    finer = HeavyTailedProcessClassifier(marginal="gaussian", kernel=FIXED, n_samples=4096).fit(X, three)
+    assert not np.array_equal(model.predict_proba(X), finer.predict_proba(X))  # there it changes the result

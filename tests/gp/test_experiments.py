@@ -100,3 +100,13 @@ def test_figure_4_1_and_4_2_are_drawn(gx, tmp_path):
     assert gx.run_fig4_1(figures=tmp_path).stat().st_size > 10_000
     assert gx.run_fig4_2(figures=tmp_path, grid_points=41).stat().st_size > 10_000
     assert gx.FIG4_2_QUANTILES[0] == gx.SPARSE_QUANTILE  # the darkest shade is Figure 4.3's sparse region
+
+
+def test_a_fold_with_two_rotamers_fits_the_gaussian_classifier_without_n_samples(gx):
+    # a rotamer dropped from a fold leaves two classes, which the Gaussian marginal predicts exactly
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-np.pi, np.pi, size=(12, 2))
+    y = np.repeat([0, 2], 6)
+    proba, info = gx._fit_predict("GPC", 0.0, X, y, X[:3], n_samples=200, seed=0)
+    assert proba.shape == (3, 3) and np.all(proba[:, 1] == 0.0)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)

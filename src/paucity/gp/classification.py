@@ -48,6 +48,8 @@ OPTIMIZER_FIRST_STEP = 0.5
 #: class-stratified subsample of this size (a fixed draw): a step there costs (n_sub/n)³ of one on all
 #: points, and the search on all points then needs a few steps instead of the whole way from the start.
 OPTIMIZER_SUBSAMPLE = 500
+#: The default ``n_samples``: points of the fixed quasi-Monte Carlo set of the predictive.
+N_SAMPLES = 16384
 
 
 def _stratified_subsample(Y: np.ndarray, size: int) -> np.ndarray:
@@ -134,7 +136,10 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
     n_samples : int, default 16384
         Points of the fixed quasi-Monte Carlo set per test point in the
         predictive (eq. 4.10), rounded up to a power of two (see Notes).
-        Unused for two classes with ``marginal="gaussian"``.
+        Used for three or more classes or a heavy-tailed marginal: two
+        classes with ``marginal="gaussian"`` are predicted exactly, without
+        sampling, and ``fit`` refuses a value other than the default there
+        (it would change nothing).
     max_iter : int, default 100
         Newton-like iterations of the mode search.
     tol : float, default 1e-6
@@ -255,7 +260,7 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, marginal="laplace", kernel=None, b=1.0, sigma=1.0, optimize=True, alpha=0.0, n_restarts=0,
-                 n_samples=16384, max_iter=100, tol=1e-6, random_state=None):
+                 n_samples=N_SAMPLES, max_iter=100, tol=1e-6, random_state=None):
         self.marginal = marginal
         self.kernel = kernel
         self.b = b
@@ -361,7 +366,8 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         fit_b = self._marginal != "gaussian"
         rng = check_random_state(params["random_state"])
 
-        self._refuse_unused(params, optimizes=bool(params["optimize"] and (kernel.n_dims > 0 or fit_b)))
+        self._refuse_unused(params, optimizes=bool(params["optimize"] and (kernel.n_dims > 0 or fit_b)),
+                            exact_binary=n_classes == 2 and self._marginal == "gaussian")
         result = None
         if params["optimize"] and (kernel.n_dims > 0 or fit_b):
             kernel, b, result = self._optimize(kernel, X, Y, b, fit_b, params, rng)
@@ -400,9 +406,20 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     @staticmethod
-    def _refuse_unused(params, *, optimizes: bool) -> None:
-        """Refuse a parameter set away from its default where this fit would not use it (it would change nothing)."""
+    def _refuse_unused(params, *, optimizes: bool, exact_binary: bool) -> None:
+        """Refuse a parameter set away from its default where this fit would not use it (it would change nothing).
+
+        Only a value other than the default is refused, so that one estimator (the default ``n_samples``, say)
+        fits two classes and three alike, as scikit-learn's checks and ``GridSearchCV`` over label sets expect.
+        """
         owner = owner_prefix("HeavyTailedProcessClassifier")
+        if exact_binary and params["n_samples"] != N_SAMPLES:
+            raise ParameterError(
+                f"{owner}{given('n_samples', params['n_samples'])} sets the quasi-Monte Carlo points of the "
+                "predictive, which two classes with marginal='gaussian' compute exactly without them; leave "
+                f"{spelled('n_samples')} at {N_SAMPLES} (it is used for three or more classes or a heavy-tailed "
+                "marginal)."
+            )
         if not optimizes:
             why = ("optimize=False" if not params["optimize"] else
                    "the kernel has no free parameter and b is not fitted (marginal='gaussian')")
