@@ -15,7 +15,7 @@ from paucity._errors import (
     ReaderError,
     ShapeMismatchError,
 )
-from paucity.clustering import read_answers, read_items, read_pairs, read_similarities
+from paucity.clustering import read_answers, read_items, read_pairs, read_similarities, similarities_from_frame
 
 
 def similarities(n=12, seed=0, shift=3.0):
@@ -79,7 +79,7 @@ def test_a_long_table_in_either_order_makes_the_same_matrix(tmp_path):
         ("i,j,value\na,b,yes\n", InputError, ["'yes'", "column 'value', data row 1"]),
         ("i,j,value\na,,0.5\n", InputError, ["no item name in column 'j'"]),
         ("i,j,value\na,b,0.5\nb,b,1.0\nb,c,0.1\n", InputError, ["pairs 'b' with itself in data row 2"]),
-        ("i,j,sim\na,b,0.5\nb,c,0.1\n", InputError, ["no column 'value'", "--value-column", "'sim'"]),
+        ("i,j,sim\na,b,0.5\nb,c,0.1\n", InputError, ["no column 'value'", "with value=, one of 'sim'"]),
     ],
 )
 def test_malformed_tables_are_refused(tmp_path, text, error, words):
@@ -90,6 +90,52 @@ def test_malformed_tables_are_refused(tmp_path, text, error, words):
     for word in words:
         assert word in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "name, text, row, fields, header",
+    [
+        ("W.csv", ",a,b\na,1,0.5\nb,0.5,1,0.3\n", 2, 4, 3),
+        ("W.csv", "a,b\na,1,0.5\nb,0.5,1\n", 1, 3, 2),  # the header has no field for the names' column
+        ("W.tsv", "\ta\tb\n\na\t1\t0.5\t0.2\nb\t0.5\t1\n", 1, 4, 3),  # a blank line is not a row
+        ("W.txt", "x a b\na 1 0.5\nb 0.5 1 0.3 0.1\n", 2, 5, 3),
+    ],
+)
+def test_a_square_row_longer_than_its_header_is_named_as_a_square_matrix_fault(tmp_path, name, text, row, fields,
+                                                                                header):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(ReaderError) as caught:
+        read_similarities(path)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert f"is a square similarity matrix, but its data row {row} has {fields} fields and its header has {header}" \
+        in message
+    assert "the header must list every item name once" in message
+
+
+def test_long_columns_are_named_as_from_frame_names_them_or_by_their_older_spelling(tmp_path):
+    path = tmp_path / "pairs.csv"
+    path.write_text("left,right,sim\na,b,0.5\nb,c,0.1\n")
+    read = read_similarities(path, i="left", j="right", value="sim")
+    assert read.loc["a", "b"] == 0.5 and read.loc["c", "b"] == 0.1
+    pd.testing.assert_frame_equal(read, read_similarities(path, i_column="left", j_column="right", value_column="sim"))
+    pd.testing.assert_frame_equal(read, read_similarities(path, i="left", j_column="right", value="sim"))
+    pd.testing.assert_frame_equal(read, similarities_from_frame(pd.read_csv(path), i="left", j="right", value="sim"))
+
+
+@pytest.mark.parametrize("role", ["i", "j", "value"])
+def test_both_spellings_of_one_column_are_refused(tmp_path, role):
+    path = tmp_path / "pairs.csv"
+    path.write_text("i,j,value\na,b,0.5\n")
+    with pytest.raises(ParameterError) as caught:
+        read_similarities(path, **{role: "x", f"{role}_column": "x"})
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"read_similarities: {role}='x' and {role}_column='x' both name the {role} column")
+    assert f"give one ({role}_column is the older spelling of {role})" in message
+    with pytest.raises(ParameterError, match=f"{role} must be a string"):
+        read_similarities(path, **{role: 3})
 
 
 def test_a_named_column_must_exist(tmp_path):
@@ -158,7 +204,7 @@ def test_fuzzed_long_tables_read_or_raise_a_paucity_error(tmp_path, rows, value)
         matrix = read_similarities(path)
     except PaucityError as error:
         if value != "value":
-            assert "--value-column" in str(error)
+            assert "value=" in str(error)
         elif any(i == j and i != "" for i, j, _ in rows) and all(i and j for i, j, _ in rows):
             assert "with itself" in str(error) or "'x'" in str(error) or "twice" in str(error) \
                 or "not symmetric" in str(error)
@@ -188,5 +234,5 @@ def test_similarities_from_frame_reads_both_layouts_as_the_file_reader_does(tmp_
 def test_a_square_table_with_a_row_longer_than_its_header_is_refused_naming_it(tmp_path):
     path = tmp_path / "W.csv"
     path.write_text("a,b\na,1,0.5\nb,0.5,1\n")
-    with pytest.raises(ReaderError, match="data row 1 has more than the header's 2 field"):
+    with pytest.raises(ReaderError, match="square similarity matrix, but its data row 1 has 3 fields and its header has 2"):
         read_similarities(path)

@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._errors import InputError, InputTypeError, ReaderError, ShapeMismatchError
-from .._spelling import spelled, spells
+from .._errors import InputError, InputTypeError, ParameterError, ReaderError, ShapeMismatchError
+from .._spelling import given, named, owner_prefix, spelled, spells
 from .._validation import Instance, check_parameter
 
 __all__ = ["read_similarities", "similarities_from_frame", "read_items", "read_answers", "read_pairs", "UNANSWERED", "check_columns",
@@ -36,7 +36,8 @@ UNANSWERED = ("NA",)
 _TEXT = Instance(str, description="a string")
 
 
-def read_similarities(path, *, i_column: str | None = None, j_column: str | None = None,
+def read_similarities(path, *, i: str | None = None, j: str | None = None, value: str | None = None,
+                      i_column: str | None = None, j_column: str | None = None,
                       value_column: str | None = None) -> pd.DataFrame:
     """Read a complete matrix of similarities, with item names, from a table.
 
@@ -48,7 +49,7 @@ def read_similarities(path, *, i_column: str | None = None, j_column: str | None
       field may be empty); the diagonal is not used;
     - a **long** table with one row per pair: columns ``i``, ``j`` (item
       names) and ``value`` (the similarity), or the columns named by
-      ``i_column``, ``j_column``, ``value_column``. Each pair once, in either
+      ``i``, ``j``, ``value``. Each pair once, in either
       order (both orders are accepted when they agree); a row pairing an item
       with itself is refused, naming the row (the diagonal is 1 by definition).
 
@@ -69,8 +70,13 @@ def read_similarities(path, *, i_column: str | None = None, j_column: str | None
     ----------
     path : str or path-like
         A .csv/.tsv/.txt (optionally gzipped) or .parquet file.
+    i, j, value : str, optional
+        Columns of a long table (default ``"i"``, ``"j"``, ``"value"``); giving
+        one says the table is long. The same keywords as
+        :func:`similarities_from_frame` and the containers' ``from_frame``.
     i_column, j_column, value_column : str, optional
-        Columns of a long table (default ``i``, ``j``, ``value``).
+        The older spellings of ``i``, ``j`` and ``value``, still accepted;
+        giving both spellings of one column is refused.
 
     Returns
     -------
@@ -92,23 +98,48 @@ def read_similarities(path, *, i_column: str | None = None, j_column: str | None
     """
     from ..io.formats import existing_file, file_ending, table_endings
 
+    chosen = _column_keywords({"i": i, "j": j, "value": value},
+                              {"i": i_column, "j": j_column, "value": value_column}, owner="read_similarities")
     path = existing_file(Path(path))
-    named = {"i": i_column, "j": j_column, "value": value_column}
-    columns = {key: (value if value is not None else key) for key, value in named.items()}
+    columns = {key: (column if column is not None else key) for key, column in chosen.items()}
     ending = file_ending(path, table_endings() + (".parquet",))
     header = _header(path, ending)
-    long = any(value is not None for value in named.values()) or set(columns.values()) <= set(header)
+    long = any(column is not None for column in chosen.values()) or set(columns.values()) <= set(header)
     if not long and header and header[0] in (columns["i"], columns["j"]) and \
             {columns["i"], columns["j"]} <= set(header):
         others = ", ".join(repr(name) for name in header if name not in (columns["i"], columns["j"]))
         raise InputError(
             f"{path} looks like a long table (columns {columns['i']!r} and {columns['j']!r}) but has no column "
-            f"{columns['value']!r}; name its similarity column with --value-column (value_column=)"
+            f"{columns['value']!r}; name its similarity column with {_value_option()}"
             + (f", one of {others}." if others else ".")
         )
     if long:
         return _square_from_long(path, columns)
     return _read_square(path, ending, header)
+
+
+def _column_keywords(primary: dict, older: dict, *, owner: str) -> dict:
+    """Each role's column from its keyword (``i=``) or its older spelling (``i_column=``), never both; each a
+    string when given."""
+    columns = {}
+    for role, column in primary.items():
+        alias = older[role]
+        if column is not None and alias is not None:
+            raise ParameterError(
+                f"{owner_prefix(owner)}{given(role, column)} and {given(role + '_column', alias)} both name the "
+                f"{role} column; give one ({role + '_column'} is the older spelling of {role})."
+            )
+        name = role if column is not None else role + "_column"
+        column = column if column is not None else alias
+        if column is not None:
+            check_parameter(column, name, [_TEXT], owner=owner)
+        columns[role] = column
+    return columns
+
+
+def _value_option() -> str:
+    """How the caller names the value column: ``--value-column`` on a command line, ``value=`` in Python."""
+    return spelled("value_column") if spells("value_column") else named("value")
 
 
 def similarities_from_frame(df: pd.DataFrame, *, i: str | None = None, j: str | None = None,
@@ -201,13 +232,47 @@ def _read_square(path: Path, ending: str, header: list[str]) -> pd.DataFrame:
                 "and one column per item (check the separator: ',' for .csv, tab for .tsv)."
             )
         first = header[0] if header[0] != "" else "Unnamed: 0"  # an empty field, as read_frame names it
-        frame = io.read_frame(path, text_columns=[first])
+        try:
+            frame = io.read_frame(path, text_columns=[first])
+        except ReaderError:
+            longer = _first_longer_row(path, ending, len(header))
+            if longer is None:
+                raise
+            row, width = longer
+            raise ReaderError(
+                f"{path} is a square similarity matrix, but its data row {row} has {width} fields and its header has "
+                f"{len(header)}; the header must list every item name once after a first field for the names' "
+                "column (which may be empty), and every row its item's name then one similarity per item "
+                "(check the separator: ',' for .csv, tab for .tsv)."
+            ) from None
         names = frame.iloc[:, 0]
     values = frame.iloc[:, 1:]
     values.columns = [str(column) for column in values.columns]
     if frame.shape[0] == 0:
         raise ReaderError(f"{path} has a header but no rows.")
     return _square(names, values, path)
+
+
+def _first_longer_row(path: Path, ending: str, width: int) -> tuple[int, int] | None:
+    """The first data row (counted from 1, blank lines skipped as the reader skips them) of a delimited table
+    with more than ``width`` fields, and its number of fields; None if there is none."""
+    import csv
+    import gzip
+
+    from ..io.formats import SEPARATORS
+
+    sep = SEPARATORS[ending.removesuffix(".gz")]
+    try:
+        with gzip.open(path, "rt", newline="") if ending.endswith(".gz") else open(path, newline="") as handle:
+            lines = (line.split() for line in handle) if sep == r"\s+" else csv.reader(handle, delimiter=sep)
+            rows = (fields for fields in lines if fields and fields != [""])  # blank lines are skipped
+            next(rows, None)  # the header
+            for row, fields in enumerate(rows, start=1):
+                if len(fields) > width:
+                    return row, len(fields)
+    except (csv.Error, UnicodeDecodeError, OSError, EOFError):
+        return None
+    return None
 
 
 def _square(names: pd.Series, values: pd.DataFrame, path) -> pd.DataFrame:
