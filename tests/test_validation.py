@@ -134,3 +134,50 @@ def test_iteration_counts_beyond_the_bound_are_refused_with_the_reason():
     with pytest.raises(ParameterError, match=r"n_burnin must be an integer in \[0, 100000000\] \(more iterations "
                                              r"could not finish in hours\), got 100000000000000000000000"):
         check_parameter(10**23, "n_burnin", [Iterations(0)])
+
+
+def test_a_seed_is_described_in_python_words_in_python_and_in_option_words_on_a_command_line():
+    from paucity._spelling import option_spelling
+    from paucity._validation import RANDOM_STATE, check_parameter
+
+    with pytest.raises(ParameterError, match=r"^random_state must be a non-negative integer seed, a numpy Generator "
+                                             r"or None, got -1\. Pass a seed such as 0\.$"):
+        check_random_state(-1)
+    with pytest.raises(ParameterError, match=r"^BBMC: random_state must be a non-negative integer seed, a numpy "
+                                             r"Generator or None, got -1\.$"):
+        check_parameter(-1, "random_state", [RANDOM_STATE], owner="BBMC")
+    with option_spelling({"random_state": "--random-state"}):
+        with pytest.raises(ParameterError, match=r"^--random-state must be a non-negative integer, got -1\. Pass a "
+                                                 r"seed such as 0\.$"):
+            check_random_state(-1)
+        with pytest.raises(ParameterError, match=r"^--random-state must be a non-negative integer, got -1\.$"):
+            check_parameter(-1, "random_state", [RANDOM_STATE], owner="BBMC")
+
+
+def test_a_command_line_is_told_only_what_it_can_type():
+    import numbers
+
+    from paucity._spelling import option_spelling
+    from paucity._validation import N_JOBS, Instance, Interval, Options, check_parameter, describe_constraints
+
+    constraints = [Interval(numbers.Integral, 1, None), Options("auto"), Instance(np.random.Generator), None]
+    assert describe_constraints(constraints) == "an integer >= 1 or one of 'auto' or an instance of Generator or None"
+    assert describe_constraints(constraints, command_line=True) == "an integer >= 1 or one of 'auto'"
+    assert describe_constraints([N_JOBS], command_line=True) == "a positive integer or -1 (every core)"
+    assert describe_constraints([Instance(str)], command_line=True) == "an instance of str"
+    with option_spelling({"n_jobs": "--n-jobs"}):
+        with pytest.raises(ParameterError, match=r"^--n-jobs must be a positive integer or -1 \(every core\), got 0\.$"):
+            check_parameter(0, "n_jobs", [N_JOBS], owner="analyze")
+
+
+def test_a_hint_that_opens_with_the_parameter_names_the_option_on_a_command_line():
+    from paucity._spelling import option_spelling
+    from paucity.crowd import BBMC
+
+    # the parameters are checked first, before the labels and features are looked at
+    with pytest.raises(ParameterError, match=r"^BBMC: sigma must be .*, got 0\.0\. sigma is the prior standard"):
+        BBMC(sigma=0.0).fit(None, None)
+    with option_spelling({"sigma": "--sigma"}):
+        with pytest.raises(ParameterError, match=r"^--sigma must be .*, got 0\.0\. --sigma is the prior standard"):
+            BBMC(sigma=0.0).fit(None, None)
+

@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 
-__all__ = ["option_spelling", "spelled", "given", "spells", "named", "owner_prefix"]
+__all__ = ["option_spelling", "spelled", "spelled_hint", "given", "spells", "named", "owner_prefix"]
 
 _SPELLING: ContextVar[Mapping[str, str]] = ContextVar("paucity_option_spelling", default={})
 
@@ -60,6 +60,29 @@ def named(name: str) -> str:
     """
     option = _SPELLING.get().get(name)
     return f"{name}=" if option is None else option
+
+
+def spelled_hint(name: str, hint: str) -> str:
+    """A static hint about one parameter, written in Python words (``"sigma is the prior ..."``), as the caller
+    reads it: on a command line the parameter's name that opens the hint becomes the option (``--sigma is the
+    prior ...``). Only the opening name is rewritten: further on the same word may mean the thing itself (``Pass
+    a kernel from ...``).
+
+    Examples
+    --------
+    >>> spelled_hint("sigma", "sigma is the prior standard deviation.")
+    'sigma is the prior standard deviation.'
+    >>> with option_spelling({"sigma": "--sigma", "b": "--b"}):
+    ...     spelled_hint("sigma", "sigma is the prior standard deviation."), spelled_hint("b", "bias is not b.")
+    ('--sigma is the prior standard deviation.', 'bias is not b.')
+    """
+    option = _SPELLING.get().get(name)
+    if option is None or not hint.startswith(name):
+        return hint
+    rest = hint[len(name):]
+    if rest[:1].isalnum() or rest[:1] in ("_", "=", "("):  # a longer word, an assignment or a call
+        return hint
+    return option + rest
 
 
 def owner_prefix(owner: str) -> str:

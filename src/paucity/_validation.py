@@ -26,6 +26,7 @@ __all__ = [
     "check_random_state",
     "check_is_fitted",
     "check_parameter",
+    "describe_constraints",
     "validate_params",
     "check_memory",
     "machine_memory",
@@ -307,21 +308,35 @@ def check_choice(value, choices, name: str):
 
 
 def check_random_state(random_state, name: str = "random_state") -> np.random.Generator:
-    """A numpy Generator from a non-negative int, a Generator, a RandomState or None."""
+    """A numpy Generator from a non-negative int, a Generator, a RandomState or None.
+
+    Examples
+    --------
+    >>> from paucity._spelling import option_spelling
+    >>> check_random_state(-1)
+    Traceback (most recent call last):
+    ...
+    paucity._errors.ParameterError: random_state must be a non-negative integer seed, a numpy Generator or None, got -1. Pass a seed such as 0.
+    >>> with option_spelling({"random_state": "--random-state"}):
+    ...     check_random_state(-1)
+    Traceback (most recent call last):
+    ...
+    paucity._errors.ParameterError: --random-state must be a non-negative integer, got -1. Pass a seed such as 0.
+    """
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(0, 2**31 - 1))
     if random_state is None:
         return np.random.default_rng()
+    from ._spelling import spelled, spells
+
+    kind = RANDOM_STATE.describe(command_line=spells(name))
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         if random_state < 0:
-            raise ParameterError(
-                f"{name} must be a non-negative integer seed, a numpy Generator or None, got {int(random_state)}. "
-                "Pass a seed such as 0."
-            )
+            raise ParameterError(f"{spelled(name)} must be {kind}, got {int(random_state)}. Pass a seed such as 0.")
         return np.random.default_rng(int(random_state))
-    raise ParameterError(f"{name} must be a non-negative integer seed, a numpy Generator or None, got {random_state!r}.")
+    raise ParameterError(f"{spelled(name)} must be {kind}, got {random_state!r}.")
 
 
 def check_is_fitted(estimator, attribute: str) -> None:
@@ -507,14 +522,17 @@ class Instance:
 
 
 class _Named:
-    def __init__(self, description, test):
-        self.description, self.test = description, test
+    """A named kind of value; ``command_line`` describes it as a command line's user can give it (no Python
+    objects, no None: an option is left out instead), where that differs."""
+
+    def __init__(self, description, test, command_line: str | None = None):
+        self.description, self.test, self.command_line = description, test, command_line
 
     def accepts(self, value) -> bool:
         return self.test(value)
 
-    def describe(self) -> str:
-        return self.description
+    def describe(self, command_line: bool = False) -> str:
+        return self.command_line if command_line and self.command_line else self.description
 
 
 def _is_random_state(value) -> bool:
@@ -526,12 +544,14 @@ def _is_random_state(value) -> bool:
 #: True or False (numpy booleans too).
 BOOLEAN = _Named("True or False", lambda value: isinstance(value, (bool, np.bool_)))
 #: A seed for :func:`check_random_state`.
-RANDOM_STATE = _Named("a non-negative integer seed, a numpy Generator or None", _is_random_state)
+RANDOM_STATE = _Named("a non-negative integer seed, a numpy Generator or None", _is_random_state,
+                      command_line="a non-negative integer")
 #: A thread count for :func:`paucity._parallel.kernel_threads`.
 N_JOBS = _Named(
     "a positive integer, -1 (every core) or None",
     lambda value: value is None
     or (isinstance(value, numbers.Integral) and not isinstance(value, bool) and (value >= 1 or value == -1)),
+    command_line="a positive integer or -1 (every core)",
 )
 #: A callable (a function or an object with ``__call__``).
 CALLABLE = _Named("a callable", callable)
@@ -543,8 +563,37 @@ def _accepts(constraint, value) -> bool:
     return constraint.accepts(value)
 
 
-def _describe(constraint) -> str:
-    return "None" if constraint is None else constraint.describe()
+def _describe(constraint, command_line: bool = False) -> str:
+    if constraint is None:
+        return "None"
+    return constraint.describe(command_line=True) if command_line and isinstance(constraint, _Named) \
+        else constraint.describe()
+
+
+def _typed(constraint) -> bool:
+    """Whether a value typed on a command line can meet the constraint: a number, a string or a named kind; not
+    None (the option left out) nor a Python object (an instance or a class of one)."""
+    if isinstance(constraint, Instance):
+        return any(issubclass(kind, (str, numbers.Number)) for kind in constraint.types)
+    return isinstance(constraint, (Interval, Options, _Named))
+
+
+def describe_constraints(constraints, *, command_line: bool = False) -> str:
+    """What a parameter must be, from its constraints: all of them in Python; on a command line only those a
+    typed value can meet (an option left out stands for None), each in the command line's words.
+
+    Examples
+    --------
+    >>> describe_constraints([Interval(numbers.Integral, 1, None), None])
+    'an integer >= 1 or None'
+    >>> describe_constraints([Interval(numbers.Integral, 1, None), None], command_line=True)
+    'an integer >= 1'
+    >>> describe_constraints([RANDOM_STATE], command_line=True)
+    'a non-negative integer'
+    """
+    if command_line:
+        constraints = [c for c in constraints if _typed(c)] or list(constraints)
+    return " or ".join(_describe(c, command_line) for c in constraints)
 
 
 def check_parameter(value, name: str, constraints, *, owner: str | None = None, hint: str | None = None):
@@ -583,13 +632,15 @@ def check_parameter(value, name: str, constraints, *, owner: str | None = None, 
             if isinstance(constraint, Options):
                 return value.lower()
             return value
-    from ._spelling import spelled, spells
+    from ._spelling import spelled, spelled_hint, spells
 
-    expected = " or ".join(_describe(c) for c in constraints)
-    prefix = f"{owner}: " if owner and not spells(name) else ""  # a command line's user never met the owner
-    suffix = f" {hint}" if hint else ""
+    command_line = spells(name)
+    prefix = f"{owner}: " if owner and not command_line else ""  # a command line's user never met the owner
+    suffix = f" {spelled_hint(name, hint)}" if hint else ""
     shown = value.item() if isinstance(value, np.generic) else value  # 5, not np.int64(5)
-    raise ParameterError(f"{prefix}{spelled(name)} must be {expected}, got {shown!r}.{suffix}")
+    raise ParameterError(
+        f"{prefix}{spelled(name)} must be {describe_constraints(constraints, command_line=command_line)}, got {shown!r}.{suffix}"
+    )
 
 
 def validate_params(estimator) -> dict:

@@ -123,10 +123,10 @@ def _bad_inputs(paths, tmp_path):
         (base + ["--researcher", "R", "--n-burnin", "100000000000000000000000"], ["--n-burnin must be", "could not finish"]),
         (base + ["--researcher", "R", "--n-samples", "99999999999999999999999"], ["--n-samples must be", "could not finish"]),        (base + ["--researcher", "R", "--alpha", "-1"], ["--alpha must be a number > 0, got -1.0"]),
         (base + ["--researcher", "R", "--alpha", "nan"], ["--alpha must be a number > 0, got nan"]),
-        (base + ["--researcher", "R", "--sigma", "0"], ["--sigma must be a number in"]),
+        (base + ["--researcher", "R", "--sigma", "0"], ["--sigma must be a number in", "got 0.0. --sigma is the prior"]),
         (base + ["--researcher", "R", "--n-chains", "0"], ["--n-chains must be an integer >= 1, got 0"]),
         (base + ["--researcher", "R", "--thin", "0"], ["--thin must be an integer >= 1, got 0"]),
-        (base + ["--researcher", "R", "--random-state", "-1"], ["--random-state must be a non-negative integer"]),
+        (base + ["--researcher", "R", "--random-state", "-1"], ["--random-state must be a non-negative integer, got -1"]),
         (base + ["--researcher", "R", "--features-task-column", "zz"], ["--features-task-column 'zz' is not a column"]),
         (["crowd", str(paths["labels"]), "--labeler-column", "worker", "--features", str(tmp_path / "text.csv"),
           "--researcher", "R"], ["column 'a'", "not numeric", "data row 1 has 'tall'"]),
@@ -160,3 +160,17 @@ def test_fuzzed_label_tables_fail_cleanly_or_fit(crowd_files, tmp_path, rows):
     else:
         fails_in_one_line(result)
         assert not out.exists()
+
+
+@pytest.mark.parametrize("args", [["--sigma", "0"], ["--random-state", "-1"]])
+def test_a_static_hint_reads_as_options_on_the_command_line(crowd_files, tmp_path, args):
+    """The library's own words for --sigma and --random-state ("sigma is ...", "a numpy Generator or None") are
+    Python's; the command names the option and what can be typed."""
+    paths, *_ = crowd_files
+    result = _crowd(paths, tmp_path / "never.csv", *args)
+    fails_in_one_line(result, args[0])
+    assert "sigma is" not in result.stderr.replace("--sigma is", "")
+    for python in ("numpy", "Generator", "None", "random_state", "BBMC"):
+        assert python not in result.stderr, result.stderr
+    assert not (tmp_path / "never.csv").exists()
+

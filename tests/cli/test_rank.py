@@ -191,7 +191,7 @@ def test_bad_outcome_column(tmp_path):
         (["--kernel", "agreement", "--lam", "0.1"], ["--kernel 'agreement' sets", "but --regularization 'uniform'"]),
         (["--tau", "3", "--features", "FEATURES"], ["--tau 3.0 sets", "kernel is 'gaussian'", "--kernel 'agreement'"]),
         (["--features", "FEATURES", "--regularization", "uniform"], ["--features are used by rank_centrality with --regularization 'similarity' only"]),
-        (["--method", "bre", "--random-state", "-1"], ["--random-state must be a non-negative integer seed", "-1"]),
+        (["--method", "bre", "--random-state", "-1"], ["--random-state must be a non-negative integer, got -1"]),
         (["--method", "btl", "--random-state", "0"], ["has no parameter --random-state"]),
         (["--method", "nope"], ["method must be one of", "'nope'"]),
         (["--lam", "2"], ["lam must be a number in [0, 1)"]),

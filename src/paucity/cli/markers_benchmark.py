@@ -115,7 +115,7 @@ def markers_benchmark(
     from ..markers.benchmark.plots import error_table, report_markdown, write_figures
 
     console = Console(stderr=False)
-    with one_line_errors():
+    with one_line_errors(spelling=True):
         out = _check_out_folder(out)
         ns = _numbers(n_features, "--n-features")
         method_names = DEFAULT_METHODS if methods is None else _names(methods)

@@ -341,8 +341,11 @@ def _check_n_features(n_features, n_columns: int) -> tuple:
         raise ParameterError(f"run_benchmark: n_features is empty. {hint}")
     too_many = sorted(n for n in set(values) if n > n_columns)
     if too_many:
+        from ..._spelling import owner_prefix, spelled
+
         raise ParameterError(
-            f"run_benchmark: n_features asks for {' and '.join(map(str, too_many))} markers but the data has "
+            f"{owner_prefix('run_benchmark')}{spelled('n_features')} asks for {' and '.join(map(str, too_many))} "
+            "markers but the data has "
             f"{n_columns} genes (columns of X); ask for at most {n_columns}."
         )
     return tuple(sorted(set(values)))
