@@ -20,3 +20,16 @@ def read_json(path):
 def write_file(path, text):
     path.write_text(text)
     return path
+
+
+def speaks_options(result, *python_names):
+    """The one error line names parameters as options: none of ``python_names`` (outside quoted values), no
+    ``name=value``, no library owner (``analyze:``) before the message."""
+    import re
+
+    line = result.stderr.strip()
+    bare = re.sub(r"'[^']*'", "''", line)  # quoted values ('mann_whitney', a column's name) are the user's own
+    assert not re.search(r"\b[a-z]+(_[a-z]+)+=", bare), line
+    assert not re.match(r"error: [A-Za-z_]+: ", line), line
+    for name in python_names:
+        assert not re.search(rf"(?<![\w-]){name}(?![\w-])", bare), (name, line)

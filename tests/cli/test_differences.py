@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from paucity.cli import app
 from paucity.differences import PDA
 
-from ._outcomes import fails_in_one_line, read_json, write_file
+from ._outcomes import fails_in_one_line, read_json, speaks_options, write_file
 
 runner = CliRunner()
 QUICK = ["--max-iter", "60", "--n-restarts", "1"]  # small fits: the tests check the command, not the solver
@@ -204,21 +204,36 @@ def test_malformed_tables_fail_in_one_line_and_write_nothing(tmp_path, x_text, y
     assert sorted(p.name for p in tmp_path.iterdir()) == ["X.csv", "Y.csv"]
 
 
+#: The library's names of the command's options, which no message of the command may show.
+PYTHON_NAMES = ("n_features", "lam", "cv", "n_permutations", "divergence", "random_state", "n_jobs", "max_iter",
+                "n_restarts", "index_column", "marginal_normalize", "standardize", "groupby", "groups", "layer",
+                "use_raw", "show", "out")
+
+
 @pytest.mark.parametrize(
     "args, words",
     [
-        (["--n-features", 0], ["n_features must be an integer >= 1"]),
-        (["--n-features", 6], ["n_features=6 is larger than the number of features of X (5)"]),
-        (["--lam", 0.1, "--n-features", 2], ["n_features and lam are exclusive"]),
-        (["--n-features", 2, "--cv"], ["n_features and cv are exclusive"]),
-        (["--lam", -1], ["lam must be a number >= 0"]),
-        (["--divergence", "kl"], ["divergence must be one of 'wasserstein', 'mann_whitney'", "got 'kl'"]),
-        (["--n-jobs", 2], ["n_jobs runs the permutations in parallel", "n_permutations > 0"]),
-        (["--n-permutations", -3], ["n_permutations must be an integer >= 0"]),
-        (["--n-permutations", 100_000_000], ["n_permutations=100000000 is more than 1,000,000"]),
+        (["--n-features", 0], ["--n-features must be an integer >= 1, got 0"]),
+        (["--n-features", 6], ["--n-features 6 is larger than the number of features of X (5)"]),
+        (["--lam", 0.1, "--n-features", 2], ["--n-features and --lam are exclusive", "one of --n-features, --lam and --cv"]),
+        (["--n-features", 2, "--cv"], ["--n-features and --cv are exclusive"]),
+        (["--lam", 0.1, "--cv"], ["--lam and --cv are exclusive"]),
+        (["--lam", -1], ["--lam must be a number >= 0, got -1.0"]),
+        (["--lam", "nan"], ["--lam must be a number >= 0, got nan"]),
+        (["--divergence", "kl"], ["--divergence must be one of 'wasserstein', 'mann_whitney', got 'kl'"]),
+        (["--n-jobs", 2], ["--n-jobs runs the permutations in parallel", "only with --n-permutations > 0"]),
+        (["--n-jobs", -2, "--n-permutations", 2], ["--n-jobs must be a positive integer or -1 (every core)", "got -2"]),
+        (["--n-permutations", -3], ["--n-permutations must be an integer >= 0, got -3"]),
+        (["--n-permutations", 100_000_000], ["--n-permutations 100000000 is more than 1,000,000"]),
         (["--n-permutations", "99999999999999999999"], ["is more than 1,000,000"]),
-        (["--random-state", -1], ["random_state must be a non-negative integer seed", "got -1"]),
+        (["--random-state", -1], ["--random-state must be a non-negative integer, got -1"]),
+        (["--max-iter", 0], ["--max-iter must be an integer >= 1", "got 0"]),
+        (["--n-restarts", -1], ["--n-restarts must be an integer >= 0, got -1"]),
+        (["--index-column", "sample"], ["--index-column 'sample' is not a column"]),
         (["--groupby", "cell_type"], ["--groupby applies to an .h5ad file"]),
+        (["--groups", "A", "B"], ["--groups applies to an .h5ad file"]),
+        (["--layer", "counts"], ["--layer applies to an .h5ad file"]),
+        (["--no-use-raw"], ["--use-raw/--no-use-raw applies to an .h5ad file"]),
         (["--n-features", "two"], ["Invalid value for '--n-features'"]),
         (["--show", -1], ["--show must be 0 or more"]),
     ],
@@ -226,7 +241,10 @@ def test_malformed_tables_fail_in_one_line_and_write_nothing(tmp_path, x_text, y
 def test_bad_options_fail_in_one_line_and_write_nothing(tables, tmp_path, args, words):
     x_path, y_path, _, _ = tables
     out = tmp_path / "result.json"
-    fails_in_one_line(_run(x_path, y_path, *args, *QUICK, "--out", out), *words)
+    result = _run(x_path, y_path, *QUICK, *args, "--out", out)
+    fails_in_one_line(result, *words)
+    speaks_options(result, *PYTHON_NAMES)
+    assert "numpy" not in result.stderr and "Divergence" not in result.stderr and "None" not in result.stderr
     assert not out.exists()
 
 

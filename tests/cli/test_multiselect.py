@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 from paucity.cli import app
 from paucity.judgments import MultiSelectRegressor
 
-from ._outcomes import fails_in_one_line, read_json, write_file
+from ._outcomes import fails_in_one_line, read_json, speaks_options, write_file
 
 runner = CliRunner()
 ATTRIBUTES = ["signal", "noise1", "noise2", "noise3"]
@@ -183,7 +183,7 @@ def test_drop_incomplete(crowd, tmp_path):
     frame.drop(short.union(single)).to_csv(judgments, index=False)
     out = tmp_path / "plan.json"
     result = _run(judgments, "--labels", labels_path, "--budget", 5, "--out", out)
-    fails_in_one_line(result, "at least 2 judgments", "pass drop_incomplete=True")
+    fails_in_one_line(result, "at least 2 judgments", "pass --drop-incomplete to drop them")
     assert not out.exists()
     result = _run(judgments, "--labels", labels_path, "--budget", 5, "--drop-incomplete", "--out", out)
     assert result.exit_code == 0, result.output
@@ -247,30 +247,41 @@ def _costs(text):
     return spoil
 
 
+#: The library's names of the command's options that no message of the command may show (budget, costs, ridge,
+#: labels and algorithm are words of the messages too: ``speaks_options`` refuses them as ``name=value``).
+PYTHON_NAMES = ("drop_incomplete", "object_column", "attribute_column", "value_column", "min_judgments")
+
+
 @pytest.mark.parametrize(
     "spoil, args, words",
     [
         (_spoil_value, [], ["column 'value' must hold numbers", "'high'"]),
-        (_single_judgments, [], ["at least 2 judgments", "noise1", "pass drop_incomplete=True"]),
+        (_single_judgments, [], ["at least 2 judgments", "noise1", "pass --drop-incomplete to drop them"]),
         (_missing_labels, [], ["3 judged object(s) have no label", "o59"]),
-        (_disagreeing_labels, [], ["more than once", "o0"]),
-        (_text_labels, [], ["labels must be numbers"]),
+        (_disagreeing_labels, [], ["--labels are given more than once", "o0"]),
+        (_text_labels, [], ["--labels must be numbers", "'tall'"]),
         (_three_column_labels, [], ["--labels", "must have two columns", "'extra'"]),
-        (_costs("attribute,cost\nsignal,0\n"), [], ["costs must be positive", "'signal'"]),
-        (_costs("attribute,cost\nnoise2,-1\n"), [], ["costs must be positive", "'noise2'"]),
-        (_costs("attribute,cost\nnoise2,cheap\n"), [], ["costs must be positive", "'noise2'"]),
+        (_costs("attribute,cost\nsignal,0\n"), [], ["--costs must be positive numbers; attribute 'signal' costs 0."]),
+        (_costs("attribute,cost\nnoise2,-1\n"), [], ["--costs must be positive", "'noise2'"]),
+        (_costs("attribute,cost\nnoise2,cheap\n"), [], ["--costs must be positive", "'noise2'"]),
+        (_costs("attribute,cost\nnoise2,1\nnoise2,2\n"), [], ["--costs lists attribute(s) noise2 twice"]),
+        (_costs("attribute,cost\nnoise9,1\n"), [], ["--costs names 1 attribute(s) the judgments do not have"]),
         (_costs("attribute,cost\nsignal,6\nnoise1,6\nnoise2,6\nnoise3,6\n"), [], ["smaller than the cheapest"]),
-        (None, ["--budget", 0.5], ["budget 0.5 is smaller than the cheapest attribute"]),
-        (None, ["--budget", -1], ["budget must be a number > 0, got -1.0"]),
-        (None, ["--budget", "inf"], ["budget must be a number > 0, got inf"]),
-        (None, ["--budget", "nan"], ["budget must be a number > 0, got nan"]),
+        (None, ["--budget", 0.5], ["--budget 0.5 is smaller than the cheapest attribute"]),
+        (None, ["--budget", -1], ["--budget must be a number > 0, got -1.0"]),
+        (None, ["--budget", "inf"], ["--budget must be a number > 0, got inf"]),
+        (None, ["--budget", "nan"], ["--budget must be a number > 0, got nan"]),
         (None, ["--budget", "many"], ["Invalid value for '--budget'", "paucity multiselect --help"]),
-        (None, ["--algorithm", "greedy"], ["algorithm must be one of 'full', 'scoring', 'averages', 'copies'",
+        (None, ["--algorithm", "greedy"], ["--algorithm must be one of 'full', 'scoring', 'averages', 'copies'",
                                            "got 'greedy'"]),
-        (None, ["--ridge", -1], ["ridge must be a number >= 0"]),
-        (None, ["--algorithm", "scoring", "--ridge", 1], ["ridge applies to algorithm='full' only"]),
-        (None, ["--algorithm", "copies", "--ridge", 0], ["algorithm='copies' does not use it"]),
+        (None, ["--ridge", -1], ["--ridge must be a number >= 0, got -1.0"]),
+        (None, ["--ridge", "nan"], ["--ridge must be a number >= 0, got nan"]),
+        (None, ["--algorithm", "scoring", "--ridge", 1], ["--ridge applies to --algorithm 'full' only",
+                                                          "--algorithm 'scoring' does not use it, so leave --ridge out"]),
+        (None, ["--algorithm", "copies", "--ridge", 0], ["--algorithm 'copies' does not use it"]),
         (None, ["--value-column", "score"], ["--value-column 'score' is not a column"]),
+        (None, ["--object-column", "item"], ["--object-column 'item' is not a column"]),
+        (None, ["--attribute-column", "question"], ["--attribute-column 'question' is not a column"]),
     ],
 )
 def test_bad_input_fails_in_one_line_and_writes_nothing(crowd, tmp_path, spoil, args, words):
@@ -279,7 +290,9 @@ def test_bad_input_fails_in_one_line_and_writes_nothing(crowd, tmp_path, spoil, 
     budget = [] if "--budget" in args else ["--budget", 5]
     before = sorted(p.name for p in tmp_path.iterdir())
     out = tmp_path / "plan.json"
-    fails_in_one_line(_run(judgments, "--labels", labels_path, *budget, *args, *extra, "--out", out), *words)
+    result = _run(judgments, "--labels", labels_path, *budget, *args, *extra, "--out", out)
+    fails_in_one_line(result, *words)
+    speaks_options(result, *PYTHON_NAMES)
     assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 

@@ -95,7 +95,7 @@ def differences(
       paucity differences healthy.csv treated.csv --n-features 10 --n-permutations 200 --out result.json
       paucity differences cells.h5ad --groupby bulk_labels --groups "CD14+ Monocyte" Dendritic --cv --out result.json
     """
-    with one_line_errors():
+    with one_line_errors(spelling=True):
         if show < 0:
             raise ParameterError(f"--show must be 0 or more, got {show}.")
         if groups is not None and any(value.startswith("--") for value in groups):

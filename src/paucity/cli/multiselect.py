@@ -105,7 +105,7 @@ def multiselect(
     from ..judgments import Judgments, plan
     from ._options import quiet
 
-    with one_line_errors():
+    with one_line_errors(spelling=True):
         io.check_output_path(out, option="--out")
         columns = {"object": object_column, "attribute": attribute_column, "value": value_column}
         table = io.read_frame(judgments, text_columns=[object_column, attribute_column])

@@ -20,6 +20,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from .._errors import ParameterError
+from .._spelling import given, owner_prefix, spelled
 from .._validation import (
     BOOLEAN,
     N_JOBS,
@@ -426,14 +427,16 @@ def analyze(
     check_parameter(random_state, "random_state", [RANDOM_STATE], owner=_OWNER)
     n_jobs = check_parameter(n_jobs, "n_jobs", [N_JOBS, Options("dask")], owner=_OWNER)
     progress = check_parameter(progress, "progress", [BOOLEAN], owner=_OWNER)
-    given = [name for name, value in (("n_features", n_features), ("lam", lam), ("cv", cv or None)) if value is not None]
-    if len(given) > 1:
+    chosen = [name for name, value in (("n_features", n_features), ("lam", lam), ("cv", cv or None)) if value is not None]
+    if len(chosen) > 1:
         raise ParameterError(
-            f"{_OWNER}: {' and '.join(given)} are exclusive: give at most one of n_features, lam and cv."
+            f"{owner_prefix(_OWNER)}{' and '.join(spelled(name) for name in chosen)} are exclusive: give at most one "
+            f"of {spelled('n_features')}, {spelled('lam')} and {spelled('cv')}."
         )
     if n_jobs is not None and n_permutations == 0:
         raise ParameterError(
-            f"{_OWNER}: n_jobs runs the permutations in parallel, so it applies only with n_permutations > 0."
+            f"{owner_prefix(_OWNER)}{spelled('n_jobs')} runs the permutations in parallel, so it applies only with "
+            f"{spelled('n_permutations')} > 0."
         )
     samples = check_fit_input(X, Y, owner=_OWNER)
     groups = _check_groups(groups, samples.classes)
@@ -462,7 +465,8 @@ def analyze(
     n, m, d = raw_x.shape[0], raw_y.shape[0], raw_x.shape[1]
     if n_features is not None and n_features > d:
         raise ParameterError(
-            f"{_OWNER}: n_features={n_features} is larger than the number of features of X ({d}); pass at most {d}."
+            f"{owner_prefix(_OWNER)}{given('n_features', n_features)} is larger than the number of features of X "
+            f"({d}); pass at most {d}."
         )
     refit = model if not cv else PDA(sparsity="l1", **solver)
     seconds = model._estimated_seconds(n, m, d)

@@ -81,10 +81,12 @@ def check_n_permutations(value, *, owner: str, minimum: int = 1) -> int:
     """B as an integer from ``minimum`` to :data:`MAX_PERMUTATIONS`, or a ParameterError saying why not."""
     value = check_parameter(value, "n_permutations", [Interval(numbers.Integral, minimum, None)], owner=owner)
     if value > MAX_PERMUTATIONS:
+        from .._spelling import given, owner_prefix
+
         raise ParameterError(
-            f"{owner}: n_permutations={value} is more than {MAX_PERMUTATIONS:,}: every permutation refits the "
-            "whole statistic, and beyond a million the p-value's resolution (1/(B + 1)) no longer changes any "
-            f"decision; pass at most {MAX_PERMUTATIONS:,} (200 to 10,000 is usual)."
+            f"{owner_prefix(owner)}{given('n_permutations', int(value))} is more than {MAX_PERMUTATIONS:,}: every "
+            "permutation refits the whole statistic, and beyond a million the p-value's resolution (1/(B + 1)) no "
+            f"longer changes any decision; pass at most {MAX_PERMUTATIONS:,} (200 to 10,000 is usual)."
         )
     return int(value)
 

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, InputTypeError, ParameterError
+from .._spelling import spelled, spells
 from ._text import listing
 
 __all__ = ["DropReport", "Judgments", "Ragged", "as_judgments"]
@@ -390,7 +391,7 @@ class Judgments:
                 f"training needs at least {min_judgments} judgments of every attribute on every object: "
                 f"{len(objects)} object(s) ({listing(objects)}) are short of attribute(s) {listing(attributes)} "
                 f"(object {self.objects[i]!r} has {counts[a, i]} of {self.attributes[a]!r}). Collect more "
-                "judgments, or pass drop_incomplete=True to drop them."
+                f"judgments, or pass {_drop_incomplete()} to drop them."
             )
         drop_attributes = short.all(axis=1)
         remaining = short[~drop_attributes]
@@ -426,3 +427,9 @@ def as_judgments(data) -> Judgments:
         f"judgments must be a Judgments or a long-format DataFrame (object, attribute, value), got "
         f"{type(data).__name__}."
     )
+
+
+def _drop_incomplete() -> str:
+    """How the caller asks to drop incomplete attributes and objects: ``drop_incomplete=True`` in Python, the
+    flag on a command line."""
+    return spelled("drop_incomplete") if spells("drop_incomplete") else "drop_incomplete=True"

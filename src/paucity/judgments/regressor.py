@@ -11,6 +11,7 @@ from threadpoolctl import threadpool_limits
 
 from .._errors import InputError, InputTypeError, ParameterError, PaucityWarning, warn
 from .._progress import progress_bar
+from .._spelling import given, owner_prefix, spelled, spells
 from .._validation import BOOLEAN, Instance, Interval, Options, check_is_fitted, validate_params
 from ._text import listing
 from .estimates import Moments, estimate_moments
@@ -35,17 +36,17 @@ def check_labels(y, objects: pd.Index) -> pd.Series:
     bad = values.isna() & ~y.isna()
     if bad.any():
         first = y.index[np.flatnonzero(bad.to_numpy())[0]]
-        raise InputError(f"labels must be numbers; object {first!r} has {y[bad].iloc[0]!r}.")
+        raise InputError(f"{spelled('labels')} must be numbers; object {first!r} has {y[bad].iloc[0]!r}.")
     if values.isna().any() or not np.isfinite(values.to_numpy(dtype=float)).all():
         first = values.index[np.flatnonzero(~np.isfinite(values.to_numpy(dtype=float)))[0]]
-        raise InputError(f"labels must be finite numbers; object {first!r} has a missing or infinite label.")
+        raise InputError(f"{spelled('labels')} must be finite numbers; object {first!r} has a missing or infinite label.")
     if values.index.has_duplicates:
         grouped = values.groupby(level=0)
         disagree = grouped.nunique() > 1
         if disagree.any():
             names = disagree.index[disagree.to_numpy()]
             raise InputError(
-                f"labels are given more than once, with different values, for object(s) {listing(names)}; "
+                f"{spelled('labels')} are given more than once, with different values, for object(s) {listing(names)}; "
                 "keep one label per object."
             )
         values = grouped.first()
@@ -75,16 +76,16 @@ def _check_costs(costs, attributes: pd.Index, judged: pd.Index | None = None) ->
     bad = ~np.isfinite(values.to_numpy(dtype=float)) | (values.to_numpy(dtype=float) <= 0)
     if bad.any():
         first = costs.index[np.flatnonzero(bad)[0]]
-        raise ParameterError(
-            f"costs must be positive numbers; attribute {first!r} costs {costs.iloc[np.flatnonzero(bad)[0]]!r}."
-        )
+        cost = costs.iloc[np.flatnonzero(bad)[0]]
+        cost = cost.item() if isinstance(cost, np.generic) else cost  # 0, not np.int64(0)
+        raise ParameterError(f"{spelled('costs')} must be positive numbers; attribute {first!r} costs {cost!r}.")
     if values.index.has_duplicates:
-        raise ParameterError(f"costs lists attribute(s) {listing(values.index[values.index.duplicated()])} twice.")
+        raise ParameterError(f"{spelled('costs')} lists attribute(s) {listing(values.index[values.index.duplicated()])} twice.")
     judged = attributes if judged is None else judged
     unknown = values.index[~values.index.isin(judged)]
     if len(unknown):
         raise ParameterError(
-            f"costs names {len(unknown)} attribute(s) the judgments do not have: {listing(unknown)}; the judged "
+            f"{spelled('costs')} names {len(unknown)} attribute(s) the judgments do not have: {listing(unknown)}; the judged "
             f"attributes are {listing(judged)}. Correct the name(s) or drop those rows."
         )
     return values.reindex(attributes).fillna(1.0).astype(np.float64).rename("cost")
@@ -232,9 +233,11 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         params = validate_params(self)
         algorithm = params["algorithm"]
         if params["ridge"] is not None and algorithm != "full":
+            leave = f"leave {spelled('ridge')} out" if spells("ridge") else "leave ridge=None"
             raise ParameterError(
-                f"MultiSelectRegressor: ridge applies to algorithm='full' only (ridge·I is added to M_r of the Full "
-                f"objective); algorithm={algorithm!r} does not use it, so leave ridge=None."
+                f"{owner_prefix('MultiSelectRegressor')}{spelled('ridge')} applies to {given('algorithm', 'full')} "
+                f"only (ridge·I is added to M_r of the Full objective); {given('algorithm', algorithm)} does not use "
+                f"it, so {leave}."
             )
         self.algorithm_ = algorithm
         self._ridge = float(params["ridge"] or 0.0)
@@ -249,7 +252,7 @@ class MultiSelectRegressor(RegressorMixin, BaseEstimator):
         cheapest = float(costs.min())
         if budget < cheapest:
             raise ParameterError(
-                f"budget {self.budget} is smaller than the cheapest attribute ({costs.idxmin()!r}, cost {cheapest:g}); "
+                f"{given('budget', self.budget)} is smaller than the cheapest attribute ({costs.idxmin()!r}, cost {cheapest:g}); "
                 "nothing could be bought."
             )
         counts = judgments.counts
