@@ -24,14 +24,11 @@ io
     Readers for h5ad, csv/tsv, 10x mtx folders and parquet; atomic writers.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
+# Nothing here is imported before it is used: the ``paucity`` script imports this package before its Ctrl-C
+# guard (paucity.cli.main) is set, so this body is part of the start-up that a Ctrl-C cannot be answered in.
 from ._lazy import lazy_names
 
-try:  # written once, in pyproject.toml; read from the installed package's metadata
-    __version__ = version("paucity")
-except PackageNotFoundError:  # the source tree, not installed
-    __version__ = "0+unknown"
 __all__ = ["info", "markers", "ranking", "differences", "judgments", "clustering", "crowd", "gp", "datasets", "io", "__version__"]
 
-__getattr__, __dir__ = lazy_names(__name__, {name: None for name in __all__[:-1]})
+# __version__ is read from the installed package's metadata (written once, in pyproject.toml) on first use
+__getattr__, __dir__ = lazy_names(__name__, {**{name: None for name in __all__[:-1]}, "__version__": "_version"})

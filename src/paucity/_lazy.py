@@ -9,8 +9,11 @@ used; each package lists where its names live and lets :func:`lazy_names` make i
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
 from importlib import import_module
+
+TYPE_CHECKING = False  # typing's flag without importing typing (nor collections): this module starts the command line
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
 
 __all__ = ["lazy_names"]
 
