@@ -108,7 +108,7 @@ def _bad_inputs(paths, tmp_path):
           "--researcher", "R"], ["missing from the features in", "missing.csv", "t003"]),
         (["crowd", str(paths["labels"]), "--labeler-column", "worker", "--features", str(tmp_path / "nan.csv"),
           "--researcher", "R"], ["missing or infinite", "nan.csv", "t060"]),
-        (base + ["--researcher", "R", "--n-factors", "0"], ["--n-factors must be an integer >= 1, got 0"]),
+        (base + ["--researcher", "R", "--n-factors", "0"], ["--n-factors must be an integer >= 1, got 0. --n-factors is the number of latent factors"]),
         (["crowd", str(paths["crowd"]), "--labeler-column", "worker", "--gold", str(paths["gold"]), "--features",
           str(paths["tasks"]), "--researcher", "w3"], ["--researcher 'w3' is also the id of a labeler", "crowd"]),
         (base + ["--researcher", "R", "--label-column", "answer"], ["--label-column", "answer"]),

@@ -57,7 +57,7 @@ def markers(
     from ..markers import find_markers
     from ..markers.objectives import METHODS, SUPERVISED
 
-    with one_line_errors():
+    with one_line_errors(spelling=True):
         out = io.check_output_path(out, option="--out")
         known, supervised = method.lower() in METHODS, method.lower() in SUPERVISED  # an unknown one: the library says so
         if supervised and groupby is None and labels is None:

@@ -149,7 +149,7 @@ def rank_evaluate(
     from .. import io
     from ..ranking import evaluate
 
-    with one_line_errors():
+    with one_line_errors(spelling=True):
         if out is not None:
             out = io.check_output_path(out, option="--out")
         estimated = _score_series(scores, item_column, score_column, "--score-column")

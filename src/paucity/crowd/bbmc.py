@@ -218,7 +218,7 @@ class BBMC(LabelPredictor, BaseEstimator):
         "progress": [BOOLEAN],
     }
     _parameter_hints = {
-        "n_factors": "K is the number of latent factors (at least 1).",
+        "n_factors": "n_factors is the number of latent factors, the seed's K (at least 1).",
         "sigma": "sigma is the prior standard deviation of the factors; values near 1 suit standardized features.",
     }
 

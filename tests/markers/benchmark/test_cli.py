@@ -60,7 +60,7 @@ def test_cli_end_to_end_and_resume(tiny_h5ad, tmp_path):
     pd.testing.assert_frame_equal(pd.read_csv(out / "results.csv"), table)
 
     refused = runner.invoke(app, [*args[:-2], "--random-state", "2", "--out", str(out)])
-    fails_in_one_line(refused, "different parameters (random_state: 0 there, 2 now)")
+    fails_in_one_line(refused, "different parameters (--random-state: 0 there, 2 now)")
 
 
 def test_cli_old_spellings_still_work_with_a_warning(tiny_h5ad, tmp_path, calls):

@@ -112,7 +112,10 @@ def check_params(out: Path, params: dict) -> None:
         return
     keys = sorted(set(previous) | set(params))
     changed = [key for key in keys if previous.get(key) != params.get(key)]
-    described = "; ".join(f"{key}: {_short(previous.get(key))} there, {_short(params.get(key))} now" for key in changed)
+    from ..._spelling import spelled
+
+    described = "; ".join(f"{spelled(key)}: {_short(previous.get(key))} there, {_short(params.get(key))} now"
+                          for key in changed)
     raise ParameterError(
         f"{out} holds a benchmark run with different parameters ({described}); refusing to mix their results. "
         "Resume with the same parameters, or give a new folder for the results."
