@@ -28,6 +28,21 @@ def test_import_loads_neither_anndata_nor_dask():
     assert result.returncode == 0, result.stderr
 
 
+def test_a_clustering_session_and_the_command_line_load_no_scikit_learn():
+    """A session's command reads a database and writes a table: scikit-learn's second of imports is not its cost
+    (NotFittedError, whose base class is scikit-learn's, is made on first use)."""
+    code = (
+        "import sys\n"
+        "import paucity.clustering.session, paucity.cli.application, paucity._validation\n"
+        "assert 'sklearn' not in sys.modules, sorted(m for m in sys.modules if m.startswith('sklearn'))[:3]\n"
+        "from paucity._errors import NotFittedError\n"
+        "import sklearn.exceptions\n"
+        "assert issubclass(NotFittedError, sklearn.exceptions.NotFittedError)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
 # --- the import graph of the package, read from the source -----------------------------------------------
 
 ROOT = Path(paucity.__file__).parent

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ._errors import InputError, InputTypeError, NotFittedError, ParameterError, PaucityWarning, ShapeMismatchError, warn
+from ._errors import InputError, InputTypeError, ParameterError, PaucityWarning, ShapeMismatchError, warn
 
 __all__ = [
     "check_matrix",
@@ -346,6 +346,8 @@ def check_is_fitted(estimator, attribute: str) -> None:
     clause catches it.
     """
     if not hasattr(estimator, attribute):
+        from ._errors import NotFittedError  # made on first use: its base class is scikit-learn's
+
         name = type(estimator).__name__
         raise NotFittedError(
             f"This {name} is not fitted yet; call fit first (then {name}.{attribute.rstrip('_')}_ exists)."

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from threadpoolctl import threadpool_limits
 
-from .._errors import NotFittedError, ParameterError
+from .._errors import ParameterError
 from .._progress import progress_bar
 from .._validation import BOOLEAN, RANDOM_STATE, Instance, Interval, Options, validate_params
 from ._checks import check_n_items, check_pairs, check_values
@@ -382,6 +382,8 @@ class ActiveSpectralClustering(BaseEstimator):
             backend = self._backend(validate_params(self), None, None)
             self._session = backend
         if backend is None:
+            from .._errors import NotFittedError
+
             raise NotFittedError(f"This ActiveSpectralClustering {why}.")
         return backend
 
