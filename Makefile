@@ -54,6 +54,10 @@ postgresql:
 # The tests run on $(WORKERS) processes (pytest-xdist; `make test WORKERS=0` runs them in this one), each with one BLAS and
 # OpenMP thread so that the processes do not fight over the cores; numba's kernels choose their threads by the load.
 WORKERS ?= 2
+# The suite starts hundreds of Python processes (the guides' blocks, the commands, concurrent writers): each reads
+# paucity's modules from __pycache__ once the first has compiled them, even where the environment says not to write
+# bytecode (PYTHONDONTWRITEBYTECODE), which would make every process compile them again.
+test test-slow: export PYTHONDONTWRITEBYTECODE =
 test: export OMP_NUM_THREADS = 1
 test: export OPENBLAS_NUM_THREADS = 1
 test: export MKL_NUM_THREADS = 1
