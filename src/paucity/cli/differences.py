@@ -98,6 +98,11 @@ def differences(
     with one_line_errors(spelling=True):
         if show < 0:
             raise ParameterError(f"--show must be 0 or more, got {show}.")
+        # the library also takes n_jobs="dask" and max_iter="auto", which these integer options cannot give
+        if n_jobs is not None and not (n_jobs >= 1 or n_jobs == -1):
+            raise ParameterError(f"--n-jobs must be a positive integer or -1 (every core), got {n_jobs}.")
+        if max_iter < 1:
+            raise ParameterError(f"--max-iter must be an integer >= 1, got {max_iter}.")
         if groups is not None and any(value.startswith("--") for value in groups):
             raise ParameterError(f"--groups takes two values (--groups A B), got {' '.join(groups)!r}.")
         # a bar from the first second: importing the numerical stack, then reading and densifying a large
