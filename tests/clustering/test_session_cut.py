@@ -11,18 +11,8 @@ from paucity._errors import ParameterError
 from paucity.clustering import ActiveSpectralClustering, ClusteringSession, MatrixOracle, spectral_bisection
 from paucity.clustering.store import MeasurementStore
 
-
-def blobs(sizes=(60, 40), seed=0, separation=2.0):
-    """Two overlapping blobs: the sign of v̂₂ splits them 84/16, the best RatioCut threshold near the planted 60/40."""
-    rng = np.random.default_rng(seed)
-    X = np.r_[rng.normal(0, 1, (sizes[0], 2)), rng.normal(0, 1, (sizes[1], 2)) + [separation, 0.0]]
-    return np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 2.0)
-
-
-def answer_all(asks, W, names):
-    position = {name: k for k, name in enumerate(names)}
-    values = [W[position[i], position[j]] for i, j in zip(asks.pairs["i"], asks.pairs["j"])]
-    return asks.pairs.assign(value=values)
+from .test_cut import _blobs as blobs  # two overlapping blobs, where the three cuts differ
+from .test_session import answer_all
 
 
 def same_partition(a, b):

@@ -89,20 +89,30 @@ def test_sparse_estimates_hold_the_dense_matrix():
     np.testing.assert_array_equal(count, dense.counts[i, j])
 
 
-def _graph(n, degree, rng, *, clusters=True):
-    """A random connected graph: a random tree plus random pairs, similarities high within two halves."""
+def _tree_plus_pairs(n, degree, rng):
+    """The pairs of a random connected graph: a random tree plus random pairs, ``degree`` pairs per item on average."""
     parent = np.array([rng.integers(0, k) for k in range(1, n)])
     extra = int(n * (degree / 2 - 1))
     i = np.r_[np.arange(1, n), rng.integers(0, n, extra)]
     j = np.r_[parent, rng.integers(0, n, extra)]
     keep = i != j
-    i, j = i[keep], j[keep]
-    same = (i < n // 2) == (j < n // 2)
-    w = np.where(same | (not clusters), rng.uniform(0.5, 1.0, len(i)), rng.uniform(0.0, 0.05, len(i)))
+    return i[keep], j[keep]
+
+
+def _similarities(n, i, j, w):
+    """The symmetric CSR Ŵ with w on the pairs (i, j) and 1 on the diagonal."""
     W = sp.coo_matrix((w, (i, j)), (n, n)).tocsr()
     W = W.maximum(W.T).tolil()
     W.setdiag(1.0)
     return W.tocsr()
+
+
+def _graph(n, degree, rng, *, clusters=True):
+    """A random connected graph: a random tree plus random pairs, similarities high within two halves."""
+    i, j = _tree_plus_pairs(n, degree, rng)
+    same = (i < n // 2) == (j < n // 2)
+    w = np.where(same | (not clusters), rng.uniform(0.5, 1.0, len(i)), rng.uniform(0.0, 0.05, len(i)))
+    return _similarities(n, i, j, w)
 
 
 @pytest.mark.parametrize("degree", [2.5, 12.0])
@@ -129,17 +139,8 @@ def _kernel_graph(n, degree, seed, width=1.0):
     run, the spectrum near λ̂₂ is crowded by items whose few measured pairs are weak."""
     rng = np.random.default_rng(seed)
     X = np.r_[rng.normal(0, 1, (n // 2, 2)), rng.normal(0, 1, (n - n // 2, 2)) + [3.0, 0.0]]
-    parent = np.array([rng.integers(0, k) for k in range(1, n)])
-    extra = int(n * (degree / 2 - 1))
-    i = np.r_[np.arange(1, n), rng.integers(0, n, extra)]
-    j = np.r_[parent, rng.integers(0, n, extra)]
-    keep = i != j
-    i, j = i[keep], j[keep]
-    w = np.exp(-((X[i] - X[j]) ** 2).sum(1) / (2 * width**2))
-    W = sp.coo_matrix((w, (i, j)), (n, n)).tocsr()
-    W = W.maximum(W.T).tolil()
-    W.setdiag(1.0)
-    return W.tocsr()
+    i, j = _tree_plus_pairs(n, degree, rng)
+    return _similarities(n, i, j, np.exp(-((X[i] - X[j]) ** 2).sum(1) / (2 * width**2)))
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -117,7 +117,7 @@ def session_settings(*, strategy=None, budget=None, batch_size=None, repeats=Non
         "n_clusters": n_clusters,
         "random_state": random_state,
         "price": price,
-        "cut": None if cut is None else cut.strip().lower(),
+        "cut": cut,
     }
 
 
