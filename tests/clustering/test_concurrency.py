@@ -95,7 +95,9 @@ def test_asks_answers_and_withdrawals_interleaved_lose_nothing_and_store_nothing
     still = set(zip(waiting["i"], waiting["j"]))
     assert not still & set(pairs) and not waiting.duplicated(["i", "j"]).any()
     assert waiting["annotator"].isna().all()  # each process gave back what it held
-    assert not set(withdrawn) & still
+    # a withdrawn pair was never measured and may be asked again (ClusteringSession.withdraw): one may wait again
+    # at the end, asked anew, so the pairs still waiting are not checked against the withdrawn ones
+    assert withdrawn  # the processes did withdraw, concurrently with the others' asks and answers
     assert status.n_measured == len(answered) and status.n_pending == len(waiting)
 
 
