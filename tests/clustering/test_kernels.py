@@ -23,23 +23,31 @@ def reference_top(scores, counts, asked, repeats, sigma, k):
     return [index for _, index in rows[:k]], [-value for value, _ in rows[:k]]
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.integers(3, 9), st.integers(1, 12), st.integers(1, 3), st.booleans(), st.integers(0, 2**31))
-def test_top_pairs_equal_the_sorted_reference(n, k, repeats, use_sigma, seed):
+@settings(max_examples=150, deadline=None)
+@given(st.integers(3, 40), st.integers(1, 12), st.integers(1, 3), st.booleans(), st.integers(1, 5), st.booleans(),
+       st.integers(0, 2**31))
+def test_top_pairs_equal_the_sorted_reference(n, k, repeats, use_sigma, slabs, coarse, seed):
+    # up to 40 items in up to 25 cells against at most 12 kept: the visit by cell bounds stops early, and must lose
+    # nothing, ties included
     rng = np.random.default_rng(seed)
-    v = np.round(rng.normal(size=n), 1)  # rounded: ties happen and must go to the lower index
-    g = np.round(rng.normal(size=n), 1)
+    if coarse:  # three values: a bound of two cells often equals the score of a pair in them, tied with others
+        v, g = rng.integers(0, 3, n).astype(float), rng.integers(0, 3, n).astype(float)
+    else:  # rounded: ties happen and must go to the lower index
+        v, g = np.round(rng.normal(size=n), 1), np.round(rng.normal(size=n), 1)
     counts = rng.integers(0, repeats + 1, (n, n)).astype(np.int32)
     asked = (rng.random((n, n)) < 0.2).astype(np.int32)
     prior, s = np.sqrt(1 / 12), 0.1
     sigma = np.where(counts == 0, prior, s / np.sqrt(np.maximum(counts, 1))) if use_sigma else None
     scores = np.abs(np.subtract.outer(v, v) * np.subtract.outer(g, g))
     expected_index, expected_score = reference_top(scores, counts, asked, repeats, sigma, k)
-    for run in ("vectors", "matrix"):
+    for run in ("vectors", "cells", "matrix"):
         best_score, best_index = np.empty(k), np.empty(k, dtype=np.int64)
         if run == "vectors":
             found = _kernels.top_pairs_from_vectors(v, g, counts, asked, repeats, use_sigma, prior, s, best_score,
                                                     best_index)
+        elif run == "cells":
+            found = _kernels.top_pairs_in_cells(v, g, counts, asked, repeats, use_sigma, prior, s, best_score,
+                                                best_index, slabs)
         else:
             found = _kernels.top_pairs_from_matrix(scores, counts, asked, repeats, use_sigma, prior, s, best_score,
                                                    best_index)

@@ -34,24 +34,165 @@ def _sigma(count, prior, population_sd):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
+def _offer_ordered(score, index, best_score, best_index, filled):  # pragma: no cover - compiled
+    """As :func:`_offer` for pairs seen in any order: ties go to the lower index whichever came first."""
+    k = len(best_score)
+    if filled == k and not (score > best_score[k - 1] or (score == best_score[k - 1] and index < best_index[k - 1])):
+        return filled
+    position = filled if filled < k else k - 1
+    while position > 0 and (score > best_score[position - 1]
+                            or (score == best_score[position - 1] and index < best_index[position - 1])):
+        if position < k:
+            best_score[position] = best_score[position - 1]
+            best_index[position] = best_index[position - 1]
+        position -= 1
+    best_score[position] = score
+    best_index[position] = index
+    return min(filled + 1, k)
+
+
+@numba.njit(cache=True)
 def top_pairs_from_vectors(v, g, counts, asked, repeats, use_sigma, prior, population_sd, best_score, best_index):
     """The best candidate pairs by |(v_i − v_j)(g_i − g_j)| (times σ̂ᵢⱼ with ``use_sigma``), positive scores only.
 
     Fills ``best_score``/``best_index`` (flat index i·n + j, i < j), best
-    first, lowest index first on ties; returns how many were found.
+    first, lowest index first on ties; returns how many were found. The
+    pairs are visited cell by cell (:func:`top_pairs_in_cells`), about 20
+    items to a cell.
     """  # pragma: no cover - compiled
+    slabs = max(1, int(np.sqrt(len(v) / 20.0)))
+    return top_pairs_in_cells(v, g, counts, asked, repeats, use_sigma, prior, population_sd, best_score, best_index,
+                              slabs)
+
+
+@numba.njit(cache=True)
+def _scan_cells(a, b, items, starts, v, g, counts, asked, repeats, use_sigma, prior, population_sd, sigma_bound,
+                best_score, best_index, filled):  # pragma: no cover - compiled
+    """Offer every candidate pair with one item in cell a and the other in cell b (a ≤ b)."""
     n = len(v)
-    filled = 0
-    for i in range(n):
-        for j in range(i + 1, n):
+    k = len(best_score)
+    for x in range(starts[a], starts[a + 1]):
+        first = items[x]
+        y0 = x + 1 if a == b else starts[b]
+        for y in range(y0, starts[b + 1]):
+            second = items[y]
+            i = min(first, second)
+            j = max(first, second)
+            score = abs((v[i] - v[j]) * (g[i] - g[j]))
+            if filled == k:  # the score alone decides most pairs, before the counts are read
+                ceiling = score * sigma_bound if use_sigma else score
+                if ceiling < best_score[k - 1]:
+                    continue
             count = counts[i, j]
             if count + asked[i, j] >= repeats:
                 continue
-            score = abs((v[i] - v[j]) * (g[i] - g[j]))
             if use_sigma:
                 score *= _sigma(count, prior, population_sd)
             if score > 0.0:
-                filled = _offer(score, i * n + j, best_score, best_index, filled)
+                filled = _offer_ordered(score, i * n + j, best_score, best_index, filled)
+    return filled
+
+
+@numba.njit(cache=True)
+def top_pairs_in_cells(v, g, counts, asked, repeats, use_sigma, prior, population_sd, best_score, best_index,
+                       slabs):  # pragma: no cover - compiled
+    """As :func:`top_pairs_from_vectors`, the items cut into ``slabs`` × ``slabs`` cells.
+
+    The items are cut into slabs of equal size by v and each slab into cells
+    by g. The scores of the pairs between two cells are at most the product
+    of the widest differences in v and in g between their boxes (and the
+    largest σ̂); rounding is monotone, so this bound, computed in floating
+    point, is never below a score computed in it. Pairs of cells are visited
+    by decreasing bound, the one with the highest first, and the visit stops
+    at the first bound below the last score kept: the answer is the full
+    scan's, ties included (they go to the lower index whatever the order of
+    the visit). Non-finite v or g: every pair is visited.
+    """
+    n = len(v)
+    k = len(best_score)
+    sigma_bound = max(prior, population_sd) if use_sigma else 1.0
+    finite = True
+    for i in range(n):
+        if not (np.isfinite(v[i]) and np.isfinite(g[i])):
+            finite = False
+    if not finite or n < 2:
+        slabs = 1
+    # cells: slabs of v-order, each cut by g-order
+    by_v = np.argsort(v, kind="mergesort") if slabs > 1 else np.arange(n)
+    per_slab = (n + slabs - 1) // slabs
+    items = np.empty(n, dtype=np.int64)
+    starts = np.zeros(slabs * slabs + 1, dtype=np.int64)
+    cells = 0
+    filled_items = 0
+    for s in range(slabs):
+        slab = by_v[s * per_slab: min(n, (s + 1) * per_slab)]
+        if len(slab) == 0:
+            continue
+        if slabs > 1:
+            slab = slab[np.argsort(g[slab], kind="mergesort")]
+        per_cell = (len(slab) + slabs - 1) // slabs
+        for c in range(slabs):
+            part = slab[c * per_cell: min(len(slab), (c + 1) * per_cell)]
+            if len(part) == 0:
+                continue
+            starts[cells] = filled_items
+            for item in part:
+                items[filled_items] = item
+                filled_items += 1
+            cells += 1
+    starts[cells] = filled_items
+    low_v = np.empty(cells)
+    high_v = np.empty(cells)
+    low_g = np.empty(cells)
+    high_g = np.empty(cells)
+    for c in range(cells):
+        first = items[starts[c]]
+        low_v[c] = high_v[c] = v[first]
+        low_g[c] = high_g[c] = g[first]
+        for x in range(starts[c] + 1, starts[c + 1]):
+            item = items[x]
+            low_v[c] = min(low_v[c], v[item])
+            high_v[c] = max(high_v[c], v[item])
+            low_g[c] = min(low_g[c], g[item])
+            high_g[c] = max(high_g[c], g[item])
+    n_pairs = cells * (cells + 1) // 2
+    bound = np.empty(n_pairs)
+    cell_a = np.empty(n_pairs, dtype=np.int64)
+    cell_b = np.empty(n_pairs, dtype=np.int64)
+    q = 0
+    for a in range(cells):
+        for b in range(a, cells):
+            spread_v = max(abs(high_v[a] - low_v[b]), abs(low_v[a] - high_v[b]))
+            spread_g = max(abs(high_g[a] - low_g[b]), abs(low_g[a] - high_g[b]))
+            bound[q] = spread_v * spread_g * sigma_bound if use_sigma else spread_v * spread_g
+            if not finite:
+                bound[q] = np.inf
+            cell_a[q] = a
+            cell_b[q] = b
+            q += 1
+    filled = 0
+    # the pair of cells with the highest bound first: its scores usually set the bar for the rest
+    top = 0
+    for q in range(n_pairs):
+        if bound[q] > bound[top]:
+            top = q
+    if bound[top] > 0.0:
+        filled = _scan_cells(cell_a[top], cell_b[top], items, starts, v, g, counts, asked, repeats, use_sigma, prior,
+                             population_sd, sigma_bound, best_score, best_index, filled)
+    # then, by decreasing bound, the pairs of cells that can still hold a score as high as the last one kept
+    keep = np.empty(n_pairs, dtype=np.int64)
+    kept = 0
+    for q in range(n_pairs):
+        if q != top and bound[q] > 0.0 and (filled < k or not bound[q] < best_score[k - 1]):
+            keep[kept] = q
+            kept += 1
+    keep = keep[:kept]
+    keep = keep[np.argsort(-bound[keep], kind="mergesort")]
+    for q in keep:
+        if filled == k and bound[q] < best_score[k - 1]:
+            break
+        filled = _scan_cells(cell_a[q], cell_b[q], items, starts, v, g, counts, asked, repeats, use_sigma, prior,
+                             population_sd, sigma_bound, best_score, best_index, filled)
     return filled
 
 
