@@ -165,3 +165,30 @@ def test_the_tracker_makes_the_dense_paths_choices(monkeypatch, params):
     pd.testing.assert_frame_equal(tracked.history_, dense.history_)
     np.testing.assert_array_equal(tracked.labels_, dense.labels_)
     np.testing.assert_allclose(tracked.embedding_, dense.embedding_, atol=1e-7)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_a_fallen_weight_makes_the_tracker_count_again(seed):
+    """The certificate's point is kept across rises only: cutting an item off lowers an eigenvalue that the
+    warm-started iteration does not see, and the tracker must then refuse (or find it), never report the old pair."""
+    W = clustered(40, seed)
+    tracker = FiedlerTracker(40, max_rank=40)
+    tracker.refresh(W)
+    assert tracker.fiedler(1) is not None
+    tracker.update(2, 3, 0.2)  # a rise: the point counted above still holds
+    W[2, 3] += 0.2
+    W[3, 2] += 0.2
+    fiedler = tracker.fiedler(1)
+    assert fiedler is not None
+    np.testing.assert_allclose(fiedler.vector, fiedler_of(W, dense_max=1000).vector, atol=1e-7)
+    item = int(np.argmin(np.abs(fiedler.vector - np.median(fiedler.vector[fiedler.vector > 0]))))
+    for j in range(40):  # every weight of an item inside a cluster falls to almost nothing
+        if j != item:
+            new = 1e-7 * W[item, j]
+            tracker.update(item, j, new - W[item, j])
+            W[item, j] = W[j, item] = new
+    fiedler = tracker.fiedler(1)
+    dense = fiedler_of(W, dense_max=1000)
+    if fiedler is not None:
+        assert fiedler.value == pytest.approx(dense.value, rel=1e-6)
+        np.testing.assert_allclose(fiedler.vector, dense.vector, atol=1e-7)

@@ -312,9 +312,12 @@ def apply_low_rank(lam, Z, d, X):  # pragma: no cover - compiled
 def tracker_iterate(lam, Z, d, Y, scale, max_iter):  # pragma: no cover - compiled
     """Shift-and-invert subspace iteration with Rayleigh–Ritz for the smallest eigenpairs of Λ + Z D Zᵀ.
 
-    Returns (Y, theta, residual, converged). The shift sits just below the
-    current Ritz value λ̂₂ (an upper bound), set at the first iteration and
-    moved once, at the third, as the estimate improves.
+    Returns (Y, theta, residual, converged, shift, diagonal, Us, K): the
+    shift sits just below the current Ritz value λ̂₂ (an upper bound), set at
+    the first iteration and moved once, at the third, as the estimate
+    improves; (diagonal, Us, K) are the Woodbury parts of the last shift (see
+    :func:`woodbury_parts`), set after the loop when it converged at once,
+    for :func:`tracker_direction_refined`.
     """
     m, b = Y.shape
     empty_columns = np.zeros((m, 0))
@@ -322,11 +325,12 @@ def tracker_iterate(lam, Z, d, Y, scale, max_iter):  # pragma: no cover - compil
     theta = np.zeros(b)
     residual = np.zeros(b)
     diagonal, Us, K = np.ones(m), np.zeros((m, 0)), np.zeros((0, 0))  # set at the first iteration
+    shift = np.nan
     for iteration in range(max_iter + 1):
         if iteration == 1 or iteration == 3:
             spacing = max(theta[1] - theta[0], 1e-12 * scale)
-            diagonal, Us, K = woodbury_parts(lam, Z, d, theta[0] - 1e-4 * spacing, 5e-5 * spacing, empty_columns,
-                                             empty_weights)
+            shift = theta[0] - 1e-4 * spacing
+            diagonal, Us, K = woodbury_parts(lam, Z, d, shift, 5e-5 * spacing, empty_columns, empty_weights)
         if iteration:
             Y = woodbury_apply(diagonal, Us, K, Y)
         Q, _ = np.linalg.qr(Y)
@@ -347,8 +351,12 @@ def tracker_iterate(lam, Z, d, Y, scale, max_iter):  # pragma: no cover - compil
         if residual[0] <= max(1e-10 * gap, 1e-13 * scale) and residual[1] <= max(
             0.1 * (theta[2] - theta[1]), 1e-10 * scale
         ):
-            return Y, theta, residual, True
-    return Y, theta, residual, False
+            if iteration == 0:
+                spacing = max(theta[1] - theta[0], 1e-12 * scale)
+                shift = theta[0] - 1e-4 * spacing
+                diagonal, Us, K = woodbury_parts(lam, Z, d, shift, 5e-5 * spacing, empty_columns, empty_weights)
+            return Y, theta, residual, True, shift, diagonal, Us, K
+    return Y, theta, residual, False, shift, diagonal, Us, K
 
 
 @numba.njit(cache=True)
@@ -390,6 +398,45 @@ def tracker_direction(lam, Z, d, y, lam2, gap, b):  # pragma: no cover - compile
     residual = apply_low_rank(lam, Z, d, h.reshape(m, 1))[:, 0] - lam2 * h + q
     ok = np.sqrt(residual @ residual) <= 1e-8 * (np.sqrt(q @ q) + gap * np.sqrt(h @ h))
     return h, ok
+
+
+@numba.njit(cache=True)
+def tracker_direction_refined(lam, Z, d, y, lam2, gap, b, diagonal, Us, K, max_iter):  # pragma: no cover
+    """As :func:`tracker_direction`, by iterative refinement with the shifted inverse of the iteration.
+
+    (diagonal, Us, K) are the Woodbury parts of M − σI for a shift σ just
+    below λ̂₂ (:func:`tracker_iterate`'s). On the complement of ŷ₂, M − λ̂₂I
+    differs from M − σI by (λ̂₂ − σ)I, so each refinement step
+    h ← h + P(M − σI)⁻¹P r (P = I − ŷ₂ŷ₂ᵀ) shrinks the error by
+    (λ̂₂ − σ)/(λ̂₃ − σ), about 1e-4, with no factorization of its own (K is
+    inverted once, and refinement corrects the inverse's rounding). Returns
+    (h, ok): ok False when ``max_iter`` steps do not reach the same check.
+    """
+    m = len(lam)
+    q = b - (y @ b) * y
+    qnorm = np.sqrt(q @ q)
+    Kinv = np.linalg.inv(K) if K.shape[0] else K
+    UsT = np.ascontiguousarray(Us.T)
+    h = np.zeros(m)
+    r = -q
+    last = np.inf
+    for _ in range(max_iter):
+        r -= (y @ r) * y
+        step = r / diagonal
+        if Kinv.shape[0]:
+            step -= Us @ (Kinv @ (UsT @ r))
+        step -= (y @ step) * y
+        h += step
+        residual = apply_low_rank(lam, Z, d, h.reshape(m, 1))[:, 0] - lam2 * h + q
+        size = np.sqrt(residual @ residual)
+        scale = qnorm + gap * np.sqrt(h @ h)
+        # on to the rounding level, as a direct solve would be (g is ill-conditioned where the spectrum is
+        # crowded); accepted at the direct solve's check
+        if size <= 1e-14 * scale or not size < 0.1 * last:
+            return h, bool(size <= 1e-8 * scale)
+        last = size
+        r = -residual
+    return h, bool(last <= 1e-8 * (qnorm + gap * np.sqrt(h @ h)))
 
 
 @numba.njit(cache=True)

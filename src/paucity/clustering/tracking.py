@@ -80,6 +80,8 @@ class FiedlerTracker:
         self._t = 0
         self.Y = np.eye(m, self.block)
         self.theta = self.lam[: self.block].copy()
+        self._point = None  # a point with exactly two eigenvalues of M below it, while no weight has fallen since
+        self._parts = None  # the Woodbury parts of the last fiedler()'s shift
 
     @property
     def Z(self) -> np.ndarray:
@@ -99,6 +101,8 @@ class FiedlerTracker:
         if self.rank >= self.max_rank:
             self.V = None  # the next use refreshes
             return
+        if delta < 0:
+            self._point = None  # eigenvalues may fall: the next certificate counts afresh
         self.degrees[i] += delta
         self.degrees[j] += delta
         self._Z[:, self._t] = self.V[i] - self.V[j]
@@ -122,39 +126,62 @@ class FiedlerTracker:
         once as it improves; v̂₂ to a residual of 1e-10 of the gap.
         """
         scale = self._scale()
-        Y, theta, residual, converged = _kernels.tracker_iterate(
+        Y, theta, residual, converged, shift, *parts = _kernels.tracker_iterate(
             self.lam, self.Z, self.d, np.ascontiguousarray(self.Y), scale, max_iter
         )
-        if not converged or not np.all(np.isfinite(theta)) or not self._certified(theta):
+        if not converged or not np.all(np.isfinite(theta)) or not self._certified(theta, scale):
             return None
         self.Y, self.theta = Y, theta
+        self._parts = parts if np.isfinite(shift) else None
         gap = theta[1] - theta[0]
         vector = self.V @ Y[:, 0]
         vector = canonical_sign(vector / np.linalg.norm(vector))
         defined = bool(gap - residual[1] > REPEATED_TOLERANCE * scale)
         return FiedlerVector(float(theta[0]), vector, float(theta[1]), n_components, defined, None)
 
-    def _certified(self, theta: np.ndarray) -> bool:
-        """Exactly two eigenvalues of M lie below a point between the second and third Ritz values."""
+    def _certified(self, theta: np.ndarray, scale: float) -> bool:
+        """Exactly two eigenvalues of M (λ̂₂ and λ̂₃) lie below a point between the second and third Ritz values.
+
+        Counted by Sylvester's law of inertia at such a point, which is then
+        kept: while every change since has raised a weight (δ ≥ 0, so by
+        Weyl's inequalities no eigenvalue of M has fallen), λ̂₄ is still above
+        it, and a later step whose second Ritz value (an upper bound on λ̂₃)
+        is below it needs no new count.
+        """
         low, high = theta[1], theta[2]
         if not high > low:
             return False
+        if self._point is not None and low < self._point - 1e-12 * scale:
+            return True
         for fraction in (0.5, 0.3, 0.7, 0.15, 0.85):
             point = low + fraction * (high - low)
             if np.min(np.abs(self.lam - point)) > 1e-6 * (high - low):
-                return self._count_below(point) == 2
+                if self._count_below(point) == 2:
+                    self._point = point
+                    return True
+                return False
         return False
 
     def direction(self, k: int) -> np.ndarray | None:
         """g = R e_k in the item basis, for the v̂₂ of the last :meth:`fiedler`; None when it does not check."""
         y = np.ascontiguousarray(self.Y[:, 0])
         lam2, lam3 = self.theta[0], self.theta[1]
-        h, ok = _kernels.tracker_direction(
-            self.lam, self.Z, self.d, y, float(lam2), float(lam3 - lam2), np.ascontiguousarray(self.V[k])
-        )
+        b = np.ascontiguousarray(self.V[k])
+        ok = False
+        if self._parts is not None:  # refined with the iteration's shifted inverse: no factorization of its own
+            h, ok = _kernels.tracker_direction_refined(
+                self.lam, self.Z, self.d, y, float(lam2), float(lam3 - lam2), b, *self._parts, REFINEMENT_STEPS
+            )
+        if not ok:
+            h, ok = _kernels.tracker_direction(self.lam, self.Z, self.d, y, float(lam2), float(lam3 - lam2), b)
         if not ok:
             return None
         return self.V @ h
+
+
+#: Refinement steps for IU-RED's g on the dense path before its own factorization is tried (each gains about four
+#: digits; the check asks for eight).
+REFINEMENT_STEPS = 6
 
 
 class ComponentTracker:
