@@ -89,3 +89,17 @@ def test_the_sparse_laplacian_product_equals_the_dense_one(n, density, columns, 
     out = np.empty_like(X)
     _kernels.laplacian_apply(indptr, indices, weights, degrees, X, out)
     np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 60), st.integers(1, 5), st.floats(1e-8, 1.0), st.integers(0, 2**31))
+def test_the_thin_qr_is_a_qr_even_with_columns_of_very_different_sizes(m, b, spread, seed):
+    """The shift-and-invert iteration hands it blocks whose columns differ by 10⁴ and more in size."""
+    b = min(b, m)
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, b)) * spread ** np.arange(b)
+    Q, R = _kernels.thin_qr(X)
+    np.testing.assert_allclose(Q @ R, X, atol=1e-12 * np.abs(X).max())
+    assert np.allclose(R, np.triu(R)) and np.all(np.diag(R) >= 0)
+    if np.linalg.matrix_rank(X) == b and np.linalg.cond(X) < 1e10:
+        np.testing.assert_allclose(Q.T @ Q, np.eye(b), atol=1e-12)

@@ -309,54 +309,181 @@ def apply_low_rank(lam, Z, d, X):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def tracker_iterate(lam, Z, d, Y, scale, max_iter):  # pragma: no cover - compiled
+def shift_parts(lam, Z, d, shift, margin, U, Us):  # pragma: no cover - compiled
+    """The Woodbury form of (Λ + Z D Zᵀ − shift·I)⁻¹, kept for many steps (see :func:`shift_append`).
+
+    ``U`` and ``Us`` are Fortran-ordered n × r views with r = t plus the
+    number of entries of Λ − shift closer to 0 than ``margin``; they are
+    filled with those entries as unit columns, then Z, and ``Us`` = diag⁻¹U.
+    Returns (diagonal, Kinv): the inverse applied to X is
+    X / diagonal − Us Kinv Usᵀ X with Kinv = (Uᵀ diag⁻¹ U + diag(1/w))⁻¹, w the
+    columns' weights.
+    """
+    m, t = Z.shape
+    r = U.shape[1]
+    A = lam - shift
+    diagonal = A.copy()
+    weights = np.empty(r)
+    c = 0
+    for p in range(m):
+        if abs(A[p]) < margin and c < r - t:
+            diagonal[p] = margin
+            U[:, c] = 0.0
+            U[p, c] = 1.0
+            weights[c] = A[p] - margin
+            c += 1
+    for a in range(t):
+        U[:, c] = Z[:, a]
+        weights[c] = d[a]
+        c += 1
+    for c in range(r):
+        for p in range(m):
+            Us[p, c] = U[p, c] / diagonal[p]
+    if r == 0:
+        return diagonal, np.zeros((0, 0))
+    K = U.T @ Us
+    for c in range(r):
+        K[c, c] += 1.0 / weights[c]
+    return diagonal, np.linalg.inv(K)
+
+
+@numba.njit(cache=True)
+def shift_append(z, delta, diagonal, U, Us, Kinv, u, us):  # pragma: no cover - compiled
+    """One more change δzzᵀ in the parts of :func:`shift_parts`: the new columns and Kinv bordered.
+
+    ``U``, ``Us`` hold the r columns so far; ``u`` and ``us`` (views of the
+    next column of the same buffers) receive z and diag⁻¹z. Returns (Kinv of
+    size r + 1, relative pivot): the pivot is the Schur complement of the new
+    column, and the caller drops the parts when it is too small for the
+    bordered inverse to be trusted.
+    """
+    m = len(z)
+    r = U.shape[1]
+    for p in range(m):
+        u[p] = z[p]
+        us[p] = z[p] / diagonal[p]
+    c = z @ us + 1.0 / delta
+    out = np.empty((r + 1, r + 1))
+    if r == 0:
+        out[0, 0] = 1.0 / c
+        return out, 1.0
+    k = U.T @ us
+    a = Kinv @ k
+    ka = k @ a
+    pivot = c - ka
+    for x in range(r):
+        for y in range(r):
+            out[x, y] = Kinv[x, y] + a[x] * a[y] / pivot
+        out[x, r] = -a[x] / pivot
+        out[r, x] = -a[x] / pivot
+    out[r, r] = 1.0 / pivot
+    return out, pivot / (abs(c) + abs(ka))
+
+
+@numba.njit(cache=True)
+def shift_apply(diagonal, Us, Kinv, X):  # pragma: no cover - compiled
+    """(Λ + Z D Zᵀ − shift·I)⁻¹ X from the parts of :func:`shift_parts` (Us: its first r columns)."""
+    out = X / diagonal.reshape(-1, 1)
+    if Kinv.shape[0]:
+        out -= Us @ (Kinv @ (np.ascontiguousarray(Us.T) @ X))
+    return out
+
+
+@numba.njit(cache=True)
+def thin_qr(X):  # pragma: no cover - compiled
+    """X = QR for a tall n × b block (b small): Gram–Schmidt, each column orthogonalized twice.
+
+    A tenth of LAPACK's call overhead on a 500 × 4 block; twice is enough for
+    orthogonality to the working precision (Giraud, Langou, Rozložník 2005)
+    unless a column is numerically dependent on the others, which the
+    caller's residual check then reports. Returns (Q, R), Q C-ordered.
+    """
+    m, b = X.shape
+    Q = np.empty((m, b))
+    R = np.zeros((b, b))
+    for a in range(b):
+        for p in range(m):
+            Q[p, a] = X[p, a]
+        for _ in range(2):
+            for c in range(a):
+                dot = 0.0
+                for p in range(m):
+                    dot += Q[p, c] * Q[p, a]
+                R[c, a] += dot
+                for p in range(m):
+                    Q[p, a] -= dot * Q[p, c]
+        norm = 0.0
+        for p in range(m):
+            norm += Q[p, a] * Q[p, a]
+        norm = np.sqrt(norm)
+        R[a, a] = norm
+        if norm > 0.0:
+            for p in range(m):
+                Q[p, a] /= norm
+    return Q, R
+
+
+@numba.njit(cache=True)
+def _ritz_residuals(Y, MY, theta, residual):  # pragma: no cover - compiled
+    m, b = Y.shape
+    for a in range(b):
+        total = 0.0
+        for p in range(m):
+            diff = MY[p, a] - Y[p, a] * theta[a]
+            total += diff * diff
+        residual[a] = np.sqrt(total)
+
+
+@numba.njit(cache=True)
+def _converged(theta, residual, scale):  # pragma: no cover - compiled
+    """v̂₂ to about 1e-10 (its error is residual / gap); λ̂₃ only to place the certificate's point."""
+    gap = theta[1] - theta[0]
+    return residual[0] <= max(1e-10 * gap, 1e-13 * scale) and residual[1] <= max(
+        0.1 * (theta[2] - theta[1]), 1e-10 * scale
+    )
+
+
+@numba.njit(cache=True)
+def tracker_iterate(lam, Z, d, Y, scale, max_iter, shift, diagonal, Us, Kinv):  # pragma: no cover - compiled
     """Shift-and-invert subspace iteration with Rayleigh–Ritz for the smallest eigenpairs of Λ + Z D Zᵀ.
 
-    Returns (Y, theta, residual, converged, shift, diagonal, Us, K): the
-    shift sits just below the current Ritz value λ̂₂ (an upper bound), set at
-    the first iteration and moved once, at the third, as the estimate
-    improves; (diagonal, Us, K) are the Woodbury parts of the last shift (see
-    :func:`woodbury_parts`), set after the loop when it converged at once,
-    for :func:`tracker_direction_refined`.
+    The shifted inverse is given (:func:`shift_parts`, kept across steps by
+    :func:`shift_append`); iteration 0 is Rayleigh–Ritz on Y alone. Inside
+    the loop M X comes from the inverse itself, M X = σX + Y for
+    X = (M − σI)⁻¹Y, and only an answer that passes with it is checked with
+    M applied outright. Returns (Y, theta, residual, converged): v̂₂ to a
+    residual of 1e-10 of the gap, λ̂₃ to a tenth of the next one.
     """
     m, b = Y.shape
-    empty_columns = np.zeros((m, 0))
-    empty_weights = np.zeros(0)
     theta = np.zeros(b)
     residual = np.zeros(b)
-    diagonal, Us, K = np.ones(m), np.zeros((m, 0)), np.zeros((0, 0))  # set at the first iteration
-    shift = np.nan
+    exact = True  # MY is M applied to Y, not its image through the inverse
     for iteration in range(max_iter + 1):
-        if iteration == 1 or iteration == 3:
-            spacing = max(theta[1] - theta[0], 1e-12 * scale)
-            shift = theta[0] - 1e-4 * spacing
-            diagonal, Us, K = woodbury_parts(lam, Z, d, shift, 5e-5 * spacing, empty_columns, empty_weights)
         if iteration:
-            Y = woodbury_apply(diagonal, Us, K, Y)
-        Q, _ = np.linalg.qr(Y)
-        Y = np.ascontiguousarray(Q)
-        MY = apply_low_rank(lam, Z, d, Y)
-        theta, C = np.linalg.eigh(np.ascontiguousarray(Y.T) @ MY)
+            X = shift_apply(diagonal, Us, Kinv, Y)
+            MX = shift * X + Y
+            Q, R = thin_qr(X)
+            MQ = np.ascontiguousarray(np.linalg.solve(R.T, np.ascontiguousarray(MX.T)).T)  # M Q = (M X) R⁻¹
+            exact = False
+        else:
+            Q, _ = thin_qr(Y)
+            MQ = apply_low_rank(lam, Z, d, Q)
+        H = np.ascontiguousarray(Q.T) @ MQ
+        H = 0.5 * (H + H.T)
+        theta, C = np.linalg.eigh(H)
         C = np.ascontiguousarray(C)
-        Y = Y @ C
-        MY = MY @ C
-        for a in range(b):
-            total = 0.0
-            for p in range(m):
-                diff = MY[p, a] - Y[p, a] * theta[a]
-                total += diff * diff
-            residual[a] = np.sqrt(total)
-        gap = theta[1] - theta[0]
-        # v̂₂ to about 1e-10 (its error is residual / gap); λ̂₃ only to place the certificate's point
-        if residual[0] <= max(1e-10 * gap, 1e-13 * scale) and residual[1] <= max(
-            0.1 * (theta[2] - theta[1]), 1e-10 * scale
-        ):
-            if iteration == 0:
-                spacing = max(theta[1] - theta[0], 1e-12 * scale)
-                shift = theta[0] - 1e-4 * spacing
-                diagonal, Us, K = woodbury_parts(lam, Z, d, shift, 5e-5 * spacing, empty_columns, empty_weights)
-            return Y, theta, residual, True, shift, diagonal, Us, K
-    return Y, theta, residual, False, shift, diagonal, Us, K
+        Y = Q @ C
+        MY = MQ @ C
+        _ritz_residuals(Y, MY, theta, residual)
+        if _converged(theta, residual, scale):
+            if exact:
+                return Y, theta, residual, True
+            MY = apply_low_rank(lam, Z, d, Y)  # checked with M itself
+            exact = True
+            _ritz_residuals(Y, MY, theta, residual)
+            if _converged(theta, residual, scale):
+                return Y, theta, residual, True
+    return Y, theta, residual, False
 
 
 @numba.njit(cache=True)
@@ -401,21 +528,24 @@ def tracker_direction(lam, Z, d, y, lam2, gap, b):  # pragma: no cover - compile
 
 
 @numba.njit(cache=True)
-def tracker_direction_refined(lam, Z, d, y, lam2, gap, b, diagonal, Us, K, max_iter):  # pragma: no cover
-    """As :func:`tracker_direction`, by iterative refinement with the shifted inverse of the iteration.
+def tracker_direction_refined(lam, Z, d, y, lam2, gap, b, shift, diagonal, Us, Kinv, max_iter):  # pragma: no cover
+    """As :func:`tracker_direction`, by iterative refinement with the tracker's shifted inverse.
 
-    (diagonal, Us, K) are the Woodbury parts of M − σI for a shift σ just
-    below λ̂₂ (:func:`tracker_iterate`'s). On the complement of ŷ₂, M − λ̂₂I
-    differs from M − σI by (λ̂₂ − σ)I, so each refinement step
-    h ← h + P(M − σI)⁻¹P r (P = I − ŷ₂ŷ₂ᵀ) shrinks the error by
-    (λ̂₂ − σ)/(λ̂₃ − σ), about 1e-4, with no factorization of its own (K is
-    inverted once, and refinement corrects the inverse's rounding). Returns
-    (h, ok): ok False when ``max_iter`` steps do not reach the same check.
+    (diagonal, Us, Kinv) are the parts of (M − σI)⁻¹ for a shift σ below λ̂₂
+    (:func:`shift_parts`). On the complement of ŷ₂, (M − σI)⁻¹(M − λ̂₂I) has
+    its eigenvalues in [1 − ε, 1), ε = (λ̂₂ − σ)/(λ̂₃ − σ), so each step
+    h ← h + ω P(M − σI)⁻¹P r (P = I − ŷ₂ŷ₂ᵀ, ω = 2/(2 − ε)) shrinks the error
+    by ε/(2 − ε), with no factorization of its own. Refined to the rounding
+    level, as a direct solve is; returns (h, ok), ok False when ``max_iter``
+    steps do not reach the direct solve's check.
     """
     m = len(lam)
     q = b - (y @ b) * y
     qnorm = np.sqrt(q @ q)
-    Kinv = np.linalg.inv(K) if K.shape[0] else K
+    epsilon = (lam2 - shift) / (lam2 + gap - shift)
+    if not (epsilon >= 0.0 and epsilon < 0.5):
+        return np.zeros(m), False
+    omega = 2.0 / (2.0 - epsilon)
     UsT = np.ascontiguousarray(Us.T)
     h = np.zeros(m)
     r = -q
@@ -426,13 +556,13 @@ def tracker_direction_refined(lam, Z, d, y, lam2, gap, b, diagonal, Us, K, max_i
         if Kinv.shape[0]:
             step -= Us @ (Kinv @ (UsT @ r))
         step -= (y @ step) * y
-        h += step
+        h += omega * step
         residual = apply_low_rank(lam, Z, d, h.reshape(m, 1))[:, 0] - lam2 * h + q
         size = np.sqrt(residual @ residual)
         scale = qnorm + gap * np.sqrt(h @ h)
         # on to the rounding level, as a direct solve would be (g is ill-conditioned where the spectrum is
         # crowded); accepted at the direct solve's check
-        if size <= 1e-14 * scale or not size < 0.1 * last:
+        if size <= 1e-14 * scale or not size < 0.5 * last:
             return h, bool(size <= 1e-8 * scale)
         last = size
         r = -residual

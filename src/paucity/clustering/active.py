@@ -127,7 +127,7 @@ class ActiveSpectralClustering(BaseEstimator):
     last refresh plus the low-rank change of the pairs measured since, solved
     by warm-started shift-and-invert subspace iteration with the Woodbury
     identity and checked (residuals, and Sylvester's law of inertia for the
-    eigenvalue count); one dense eigendecomposition every 48 changes (or
+    eigenvalue count); one dense eigendecomposition every 96 changes (or
     2 × ``batch_size``), or whenever a check fails. From ``batch_size`` 8 on,
     :class:`~paucity.clustering.tracking.ShiftInvertTracker`: each update
     factors the Laplacian shifted just below λ̂₂ (a Cholesky factorization,

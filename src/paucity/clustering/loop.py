@@ -103,7 +103,7 @@ class ActiveLoop:
         elif batch_size >= SHIFT_INVERT_BATCH:
             self.tracker = ShiftInvertTracker(n)
         else:
-            self.tracker = FiedlerTracker(n, max_rank=max(48, 2 * batch_size))
+            self.tracker = FiedlerTracker(n, max_rank=max(96, 2 * batch_size))
         self.queries: list[tuple[int, int, float, int]] = []
         self.pending: list[tuple[int, int]] = []
         # pairs with a pending ask: an n × n 0/1 matrix, or on the sparse path a set
@@ -160,8 +160,8 @@ class ActiveLoop:
         cluster = self.strategy != "random" or self.reference is not None
         root, root_scores, root_direction = self.root(scores=self.strategy != "random") if cluster else (None,) * 3
         labels = None
-        if root is not None and not root.defined and root.n_components >= 3:
-            labels = self.components.labels(self.W)
+        if root is not None and not root.defined and (root.n_components >= 3 or not self.sparse):
+            labels = self.components.labels(self.W)  # kept by union-find: no scan of Ŵ
         elif self.sparse and root is not None and not root.defined and self.tracker.numerical_labels is not None:
             labels = self.tracker.numerical_labels  # numerically disconnected: join its parts
         if self.sparse:

@@ -168,7 +168,9 @@ def choose_pairs(
         else:
             if component_labels is None:
                 _, component_labels = components(W)
-            picked = _uniform(counts, asked, repeats, n_active, rng, component_labels, joining=True)
+            picked = []
+            if np.any(component_labels != component_labels[0]):  # one component: no pair joins two
+                picked = _uniform(counts, asked, repeats, n_active, rng, component_labels, joining=True)
             if len(picked) < n_active:  # no pair left that joins two components: any candidate
                 asked = _with(asked, picked, n)
                 picked += _uniform(counts, asked, repeats, n_active - len(picked), rng, None, joining=False)

@@ -9,19 +9,23 @@ and writes the current one in that basis as
 
 a diagonal plus a low-rank term. Then
 
-- (M − σI)⁻¹ applies in O(n t) by the Woodbury identity after an O(n t²)
-  factorization (t changes since the refresh), for a shift σ just below the
-  previous λ̂₂;
+- (M − σI)⁻¹ applies in O(n t) by the Woodbury identity, for a shift σ
+  just below λ̂₂ (t changes since the refresh); its O(n t²) parts are kept
+  from step to step and bordered by each change in O(n t), and σ is chosen
+  again only when λ̂₂ has moved away from it;
 - the smallest eigenpairs come from shift-and-invert subspace iteration with
   Rayleigh–Ritz, warm-started from the previous step's block;
 - Sylvester's law of inertia certifies that none was missed: the number of
-  eigenvalues of M below θ is #(Λ < θ) + #pos(D⁻¹ + Zᵀ(Λ − θ)⁻¹Z) − #pos(D);
-- g solves (M − λ̂₂I + c ŷ₂ŷ₂ᵀ)h = −Pb by the Woodbury identity again, and
-  every answer is checked by its residual.
+  eigenvalues of M below θ is #(Λ < θ) + #pos(D⁻¹ + Zᵀ(Λ − θ)⁻¹Z) − #pos(D),
+  counted again only when a weight has fallen or λ̂₃ has passed the last
+  point counted (while weights only rise, no eigenvalue falls);
+- g solves (M − λ̂₂I)h = −Pb on the complement of ŷ₂ by iterative
+  refinement with the same (M − σI)⁻¹, and every answer is checked by its
+  residual.
 
 Anything that does not converge or does not check returns None, and the
 caller refreshes (one dense eigendecomposition). The cost of a step is
-O(n t²) plus the O(n²) of returning to the item basis; a refresh, O(n³),
+O(n t) plus the O(n²) of returning to the item basis; a refresh, O(n³),
 comes once every ``max_rank`` changes.
 
 With many changes per update (batches) the low-rank term grows too fast, and
@@ -53,7 +57,7 @@ class FiedlerTracker:
         Eigenpairs tracked (at least 3: λ̂₂, λ̂₃ and one above for the certificate).
     """
 
-    def __init__(self, n: int, *, max_rank: int = 48, block: int = 4):
+    def __init__(self, n: int, *, max_rank: int = 96, block: int = 4):
         self.n = n
         self.max_rank = max_rank
         self.block = min(block, n - 1)
@@ -81,7 +85,10 @@ class FiedlerTracker:
         self.Y = np.eye(m, self.block)
         self.theta = self.lam[: self.block].copy()
         self._point = None  # a point with exactly two eigenvalues of M below it, while no weight has fallen since
-        self._parts = None  # the Woodbury parts of the last fiedler()'s shift
+        self._shift = None  # the shift of the kept inverse (M − σI)⁻¹, None when it must be rebuilt
+        width = self.max_rank + 16  # room for the changes and a few eigenvalues of Λ next to the shift
+        self._U = np.zeros((m, width), order="F")
+        self._Us = np.zeros((m, width), order="F")
 
     @property
     def Z(self) -> np.ndarray:
@@ -103,11 +110,22 @@ class FiedlerTracker:
             return
         if delta < 0:
             self._point = None  # eigenvalues may fall: the next certificate counts afresh
+            self._shift = None  # and below the shift: it is chosen again
         self.degrees[i] += delta
         self.degrees[j] += delta
-        self._Z[:, self._t] = self.V[i] - self.V[j]
+        z = self.V[i] - self.V[j]
+        self._Z[:, self._t] = z
         self._d[self._t] = delta
         self._t += 1
+        if self._shift is not None:
+            r = self._r
+            self._Kinv, pivot = _kernels.shift_append(
+                z, float(delta), self._diagonal, self._U[:, :r], self._Us[:, :r], self._Kinv, self._U[:, r],
+                self._Us[:, r],
+            )
+            self._r += 1
+            if not abs(pivot) > 1e-8:  # a bordered inverse on a tiny pivot: rebuilt at the next step instead
+                self._shift = None
 
     # -- linear algebra in the fixed basis (compiled kernels) ---------------------------------------------------
     def _apply_M(self, X: np.ndarray) -> np.ndarray:
@@ -121,23 +139,66 @@ class FiedlerTracker:
     def fiedler(self, n_components: int, max_iter: int = 12) -> FiedlerVector | None:
         """λ̂₂ and v̂₂ of the current Laplacian, or None when the fast path cannot vouch for them.
 
-        Shift-and-invert subspace iteration from the previous step's block, the
-        shift just below the current Ritz value λ̂₂ (an upper bound) and moved
-        once as it improves; v̂₂ to a residual of 1e-10 of the gap.
+        Shift-and-invert subspace iteration from the previous step's block,
+        with the kept inverse (M − σI)⁻¹ for a shift σ below λ̂₂: the Woodbury
+        parts of that shift are bordered by each change (O(n·t) per change
+        instead of O(n·t²) per step), and chosen again just below the current
+        Ritz value λ̂₂ (an upper bound) when λ̂₂ has moved away from σ by more
+        than :data:`SHIFT_DRIFT` of the gap, when the kept shift's few
+        iterations do not converge, or when a weight falls; v̂₂ to a residual
+        of 1e-10 of the gap.
         """
         scale = self._scale()
-        Y, theta, residual, converged, shift, *parts = _kernels.tracker_iterate(
-            self.lam, self.Z, self.d, np.ascontiguousarray(self.Y), scale, max_iter
-        )
+        Y = np.ascontiguousarray(self.Y)
+        converged = False
+        if self._shift is not None:
+            Y, theta, residual, converged = _kernels.tracker_iterate(
+                self.lam, self.Z, self.d, Y, scale, KEPT_SHIFT_ITERATIONS, self._shift, *self._kept()
+            )
+            converged = converged and theta[0] > self._shift
+        if not converged:
+            if self._shift is None:  # Rayleigh–Ritz on the last block places the new shift
+                Y, theta, residual, converged = _kernels.tracker_iterate(
+                    self.lam, self.Z, self.d, Y, scale, 0, 0.0, *self._kept(empty=True)
+                )
+            if not converged:
+                if not np.all(np.isfinite(theta)) or not self._reshift(theta, scale):
+                    return None
+                Y, theta, residual, converged = _kernels.tracker_iterate(
+                    self.lam, self.Z, self.d, Y, scale, max_iter, self._shift, *self._kept()
+                )
         if not converged or not np.all(np.isfinite(theta)) or not self._certified(theta, scale):
             return None
         self.Y, self.theta = Y, theta
-        self._parts = parts if np.isfinite(shift) else None
+        if self._shift is not None and theta[0] - self._shift > SHIFT_DRIFT * (theta[1] - theta[0]):
+            self._shift = None  # λ̂₂ has moved on: the next step chooses the shift again
         gap = theta[1] - theta[0]
         vector = self.V @ Y[:, 0]
         vector = canonical_sign(vector / np.linalg.norm(vector))
         defined = bool(gap - residual[1] > REPEATED_TOLERANCE * scale)
         return FiedlerVector(float(theta[0]), vector, float(theta[1]), n_components, defined, None)
+
+    def _kept(self, empty: bool = False):
+        """The kept inverse's parts as the kernels take them: (diagonal, Us, Kinv)."""
+        if empty or self._shift is None:
+            return np.ones(len(self.lam)), np.zeros((len(self.lam), 0), order="F"), np.zeros((0, 0))
+        return self._diagonal, self._Us[:, : self._r], self._Kinv
+
+    def _reshift(self, theta: np.ndarray, scale: float) -> bool:
+        """Build the Woodbury parts for a shift just below the Ritz value λ̂₂ (O(n·t²)); False when they do not fit."""
+        spacing = max(theta[1] - theta[0], 1e-12 * scale)
+        shift = float(theta[0] - 1e-4 * spacing)
+        margin = 5e-5 * spacing
+        r = self._t + int(np.count_nonzero(np.abs(self.lam - shift) < margin))
+        if r > self._U.shape[1]:
+            self._shift = None
+            return False
+        diagonal, Kinv = _kernels.shift_parts(self.lam, self.Z, self.d, shift, margin, self._U[:, :r], self._Us[:, :r])
+        if not np.all(np.isfinite(Kinv)):
+            self._shift = None
+            return False
+        self._diagonal, self._Kinv, self._r, self._shift = diagonal, Kinv, r, shift
+        return True
 
     def _certified(self, theta: np.ndarray, scale: float) -> bool:
         """Exactly two eigenvalues of M (λ̂₂ and λ̂₃) lie below a point between the second and third Ritz values.
@@ -168,9 +229,10 @@ class FiedlerTracker:
         lam2, lam3 = self.theta[0], self.theta[1]
         b = np.ascontiguousarray(self.V[k])
         ok = False
-        if self._parts is not None:  # refined with the iteration's shifted inverse: no factorization of its own
+        if self._shift is not None:  # refined with the kept shifted inverse: no factorization of its own
             h, ok = _kernels.tracker_direction_refined(
-                self.lam, self.Z, self.d, y, float(lam2), float(lam3 - lam2), b, *self._parts, REFINEMENT_STEPS
+                self.lam, self.Z, self.d, y, float(lam2), float(lam3 - lam2), b, self._shift, *self._kept(),
+                REFINEMENT_STEPS,
             )
         if not ok:
             h, ok = _kernels.tracker_direction(self.lam, self.Z, self.d, y, float(lam2), float(lam3 - lam2), b)
@@ -179,9 +241,14 @@ class FiedlerTracker:
         return self.V @ h
 
 
-#: Refinement steps for IU-RED's g on the dense path before its own factorization is tried (each gains about four
-#: digits; the check asks for eight).
-REFINEMENT_STEPS = 6
+#: Refinement steps for IU-RED's g on the dense path before its own factorization is tried (each gains at least
+#: about one and a half digits while λ̂₂ is within SHIFT_DRIFT of the gap from the shift).
+REFINEMENT_STEPS = 12
+#: How far λ̂₂ may move from the kept shift, as a fraction of the gap λ̂₃ − λ̂₂, before the shift is chosen again:
+#: the iteration and g's refinement then gain at least ~1.3 digits a step.
+SHIFT_DRIFT = 0.05
+#: Iterations with the kept shift before it is chosen again.
+KEPT_SHIFT_ITERATIONS = 4
 
 
 class ComponentTracker:
