@@ -13,29 +13,10 @@ import numpy as np
 
 @numba.njit(cache=True)
 def _offer(score, index, best_score, best_index, filled):  # pragma: no cover - compiled
-    """Insert (score, index) into the top list kept sorted by score descending, index ascending."""
-    k = len(best_score)
-    if filled == k and not score > best_score[k - 1]:
-        return filled  # ties keep the lower index, seen first
-    position = filled if filled < k else k - 1
-    while position > 0 and score > best_score[position - 1]:
-        if position < k:
-            best_score[position] = best_score[position - 1]
-            best_index[position] = best_index[position - 1]
-        position -= 1
-    best_score[position] = score
-    best_index[position] = index
-    return min(filled + 1, k)
+    """Insert (score, index) into the top list kept sorted by score descending, index ascending.
 
-
-@numba.njit(cache=True)
-def _sigma(count, prior, population_sd):  # pragma: no cover - compiled
-    return prior if count == 0 else population_sd / np.sqrt(count)
-
-
-@numba.njit(cache=True)
-def _offer_ordered(score, index, best_score, best_index, filled):  # pragma: no cover - compiled
-    """As :func:`_offer` for pairs seen in any order: ties go to the lower index whichever came first."""
+    Pairs may come in any order: ties go to the lower index whichever came first.
+    """
     k = len(best_score)
     if filled == k and not (score > best_score[k - 1] or (score == best_score[k - 1] and index < best_index[k - 1])):
         return filled
@@ -49,6 +30,11 @@ def _offer_ordered(score, index, best_score, best_index, filled):  # pragma: no 
     best_score[position] = score
     best_index[position] = index
     return min(filled + 1, k)
+
+
+@numba.njit(cache=True)
+def _sigma(count, prior, population_sd):  # pragma: no cover - compiled
+    return prior if count == 0 else population_sd / np.sqrt(count)
 
 
 @numba.njit(cache=True)
@@ -89,7 +75,7 @@ def _scan_cells(a, b, items, starts, v, g, counts, asked, repeats, use_sigma, pr
             if use_sigma:
                 score *= _sigma(count, prior, population_sd)
             if score > 0.0:
-                filled = _offer_ordered(score, i * n + j, best_score, best_index, filled)
+                filled = _offer(score, i * n + j, best_score, best_index, filled)
     return filled
 
 
