@@ -26,6 +26,9 @@ direction β in which the projected distributions βᵀX and βᵀY differ most.
   :class:`DifferencesResult`.
 - :mod:`paucity.differences.adata`: :func:`compare`, two groups of an AnnData
   object, results in ``adata.uns`` and ``adata.var``.
+- :mod:`paucity.differences.stored`: :class:`StoredDifferences`, the one
+  writer and reader of what ``compare`` stores, and :func:`get`, the table of
+  genes of a stored result.
 """
 
 from .divergences import (
@@ -43,6 +46,7 @@ from .cv import PDACV, lambda_grid
 from .pda import PDA
 from .permutation import PermutationTestResult, permutation_test
 from .relax import RelaxResult, relax
+from .stored import StoredDifferences, get
 from .tighten import TightenResult, tighten
 
 __all__ = [
@@ -52,6 +56,8 @@ __all__ = [
     "analyze",
     "DifferencesResult",
     "compare",
+    "get",
+    "StoredDifferences",
     "marginal_normalize",
     "permutation_test",
     "PermutationTestResult",

@@ -11,6 +11,7 @@ from .._deprecation import renamed_parameter
 from .._errors import InputError, ParameterError
 from .._validation import BOOLEAN, Instance, check_parameter
 from .analysis import analyze
+from .stored import DEFAULT_KEY
 
 __all__ = ["compare", "two_groups"]
 
@@ -73,7 +74,7 @@ def compare(
     cv: bool = False,
     n_permutations: int = 0,
     divergence="wasserstein",
-    key_added: str = "paucity_differences",
+    key_added: str = DEFAULT_KEY,
     copy: bool = False,
     random_state=0,
     n_jobs=None,
@@ -146,8 +147,10 @@ def compare(
       ``names``, ``indices`` (columns of the matrix read), ``weights``,
       ``ranks``, ``means_x`` and ``means_y`` (mean expression in group1 and
       group2, before any normalization), by decreasing |weight|.
-      ``pandas.DataFrame({k: v for k, v in adata.uns[key_added].items() if k != "params"})``
-      is that table, as :meth:`DifferencesResult.to_frame` gives it.
+      :func:`~paucity.differences.get` (``paucity.differences.get(adata, key_added)``)
+      reads that table back, as :meth:`DifferencesResult.to_frame` gives it,
+      and :meth:`StoredDifferences.read <paucity.differences.StoredDifferences.read>`
+      the parameters with it.
     - ``adata.var[key_added + "_weight"]``: every gene's weight in β̂ (0 off
       the selection; genes of ``adata.var`` missing from ``adata.raw``, when
       it was read, get NaN).
@@ -163,7 +166,8 @@ def compare(
     >>> obs = pd.DataFrame({"kind": ["a"] * 60 + ["b"] * 60}, index=[str(i) for i in range(120)])
     >>> adata = anndata.AnnData(X, obs=obs)
     >>> compare(adata, "kind", "a", "b", n_features=1)
-    >>> adata.uns["paucity_differences"]["names"].tolist()
+    >>> from paucity.differences import get
+    >>> get(adata)["names"].tolist()
     ['3']
     >>> adata.var["paucity_differences_weight"].tolist()
     [0.0, 0.0, 0.0, 1.0]
@@ -190,30 +194,5 @@ def compare(
     )
     if copy:
         adata = adata.copy()
-    summary = result.to_dict()
-    settings = {key: value for key, value in summary["settings"].items() if value is not None}
-    stored = {
-        "groupby": groupby,
-        "groups": [str(group1), str(group2)],
-        "layer": layer,
-        "use_raw": resolved_raw,
-        "method": result.method,
-        "divergence": result.divergence,
-        "n_features": result.n_features,
-        "lam": result.lam,
-        "cv": result.cv,
-        "marginal_normalize": result.marginal_normalize,
-        "standardize": result.standardize,
-        "n_permutations": summary["n_permutations"] or 0,
-        "random_state": result.random_state,
-        **settings,
-        "statistic": summary["statistic"],
-        "pvalue": summary["pvalue"],
-    }
-    table = result.to_frame()
-    entry = {"params": {key: value for key, value in stored.items() if value is not None}}
-    entry.update({column: table[column].to_numpy() for column in table.columns})
-    adata.uns[key_added] = entry
-    weights = pd.Series(result.beta, index=pd.Index(result.feature_names).astype(str))
-    adata.var[f"{key_added}_weight"] = weights.reindex(adata.var_names.astype(str)).to_numpy()
+    result.write(adata, key_added, groupby=groupby, layer=layer, use_raw=resolved_raw)
     return adata if copy else None

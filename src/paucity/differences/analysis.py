@@ -36,6 +36,7 @@ from .cv import PDACV
 from .pda import DIVERGENCE, PDA, divergence_name, pooled_scale
 from .permutation import PermutationTestResult, check_n_permutations, permutation_test
 from .relax import RelaxResult
+from .stored import DEFAULT_KEY, StoredDifferences
 
 __all__ = ["analyze", "DifferencesResult", "marginal_normalize"]
 
@@ -280,6 +281,20 @@ class DifferencesResult:
             },
             "settings": dict(self.settings),
         }
+
+    def write(self, adata, key_added: str = DEFAULT_KEY, *, groupby: str | None = None, layer: str | None = None,
+              use_raw: bool | None = None) -> None:
+        """Store the result in ``adata``: the table and the parameters in ``adata.uns[key_added]``, every
+        gene's weight in ``adata.var[key_added + "_weight"]``.
+
+        ``groupby``, ``layer`` and ``use_raw`` say where the two samples were
+        read, for the stored parameters (those that are None are left out).
+        The layout is :mod:`paucity.differences.stored`'s, as
+        :func:`~paucity.differences.compare` writes it;
+        :meth:`~paucity.differences.StoredDifferences.read` and :func:`~paucity.differences.get`
+        read it back.
+        """
+        StoredDifferences.from_result(self, groupby=groupby, layer=layer, use_raw=use_raw).write(adata, key_added)
 
 
 def _describe(estimator: PDA) -> str:

@@ -16,7 +16,7 @@ def run(adata, out, console) -> str:
     from rich.table import Table
 
     from ... import io
-    from ...differences import compare
+    from ...differences import StoredDifferences, compare
 
     groupby, first, second = "bulk_labels", "CD14+ Monocyte", "Dendritic"
     k, max_iter = 10, 300
@@ -40,12 +40,12 @@ def run(adata, out, console) -> str:
             panel, groupby, first, second, n_features=k, marginal_normalize=normalize, max_iter=max_iter,
             random_state=0, key_added=key,
         )
-        stored = panel.uns[key]
-        table = pd.DataFrame({name: values for name, values in stored.items() if name != "params"}).rename(
+        stored = StoredDifferences.read(panel, key)
+        table = stored.to_frame().rename(  # the report's words for the getter's columns
             columns={"names": "gene", "weights": "weight", "ranks": "rank", "means_x": f"mean_{first}",
                      "means_y": f"mean_{second}"}
         )
-        fits[label] = (table, stored["params"]["statistic"], clock.seconds)
+        fits[label] = (table, stored.statistic, clock.seconds)
     clock = Stopwatch()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scanpy's notes on the data's log base and on ties
