@@ -181,3 +181,77 @@ def test_a_hint_that_opens_with_the_parameter_names_the_option_on_a_command_line
         with pytest.raises(ParameterError, match=r"^--sigma must be .*, got 0\.0\. --sigma is the prior standard"):
             BBMC(sigma=0.0).fit(None, None)
 
+
+
+# -- the columns a table must have -----------------------------------------------------------------------------------
+from paucity._spelling import option_spelling  # noqa: E402
+from paucity._validation import check_columns  # noqa: E402
+
+
+def test_a_missing_column_is_named_with_its_role_as_python_spells_it():
+    games = pd.DataFrame({"home": ["a"], "away": ["b"], "won": ["b"]})
+    check_columns(games, {"i": "home", "j": "away", "winner": "won", "weights": None})  # present, or not asked for
+    with pytest.raises(InputError) as caught:
+        check_columns(games, {"i": "home", "j": "guest", "winner": "absent"})
+    assert str(caught.value) == (
+        "the table has no column 'guest' (the j column, j=); its columns are 'home', 'away', 'won'."
+    )
+
+
+def test_on_a_command_line_the_role_is_named_by_its_option_and_the_table_by_its_path():
+    games = pd.DataFrame({"home": ["a"], "away": ["b"]})
+    with option_spelling({"i": "--i-column"}), pytest.raises(InputError) as caught:
+        check_columns(games, {"i": "host"}, what="games.csv")
+    assert str(caught.value) == (
+        "games.csv has no column 'host' (the i column, --i-column); its columns are 'home', 'away'."
+    )
+
+
+def test_only_the_first_ten_columns_are_listed():
+    wide = pd.DataFrame(columns=[f"c{k}" for k in range(12)])
+    with pytest.raises(InputError, match=r"its columns are 'c0', .*, 'c9', \.\.\.\.$"):
+        check_columns(wide, {"value": "v"})
+    with pytest.raises(InputError, match=r"no column 'v' \(the value column, value=\); it has no columns\.$"):
+        check_columns(pd.DataFrame(), {"value": "v"})
+
+
+@pytest.mark.parametrize("frame, columns, error", [
+    ({"a": [1]}, {"i": "a"}, InputTypeError),
+    (pd.DataFrame({"a": [1]}), [("i", "a")], InputTypeError),
+    (pd.DataFrame({"a": [1]}), {"i": ["a"]}, InputError),  # an unhashable name is no column
+])
+def test_what_is_not_a_table_or_a_mapping_of_columns_is_refused(frame, columns, error):
+    with pytest.raises(error):
+        check_columns(frame, columns)
+
+
+names = st.one_of(st.text(max_size=3), st.integers(-2, 2), st.floats(allow_nan=True), st.none(), st.booleans(),
+                  st.lists(st.text(max_size=1), max_size=2), st.tuples(st.text(max_size=1)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    columns=st.lists(st.one_of(st.text(max_size=3), st.integers(-2, 2), st.floats(allow_nan=True)), max_size=12),
+    asked=st.dictionaries(st.text(max_size=4), names, max_size=5),
+    spelled=st.booleans(),
+)
+def test_check_columns_raises_only_paucity_errors(columns, asked, spelled):
+    frame = pd.DataFrame([[0] * len(columns)], columns=columns) if columns else pd.DataFrame()
+    spelling = {role: f"--{role}-column" for role in asked} if spelled else {}
+    try:
+        with option_spelling(spelling):
+            check_columns(frame, asked, what="t.csv")
+    except InputError as error:
+        assert str(error).startswith("t.csv has no column ")
+    else:
+        for column in asked.values():
+            assert column is None or column in frame.columns
+
+
+@settings(max_examples=50, deadline=None)
+@given(frame=st.one_of(st.none(), st.integers(), st.text(max_size=3), st.lists(st.integers(), max_size=3),
+                       st.dictionaries(st.text(max_size=2), st.integers(), max_size=2)),
+       asked=st.one_of(st.dictionaries(st.text(max_size=4), names, max_size=3), st.lists(names, max_size=2), st.none()))
+def test_check_columns_refuses_what_is_not_a_table_with_a_paucity_error(frame, asked):
+    with pytest.raises(PaucityError):
+        check_columns(frame, asked)

@@ -15,6 +15,13 @@ __all__ = [
     "NotFittedError",
     "ParameterError",
     "ReaderError",
+    "LongRowError",
+    "SessionExistsError",
+    "NoSessionError",
+    "PairNotWaitingError",
+    "AnsweredAlreadyError",
+    "PairNotHeldError",
+    "AnnotatorStoppedError",
     "PaucityWarning",
 ]
 
@@ -41,6 +48,64 @@ class ParameterError(PaucityError, ValueError):
 
 class ReaderError(PaucityError, ValueError):
     """A file could not be read as the format it claims to be."""
+
+
+class LongRowError(ReaderError):
+    """A row of a delimited table has more fields than its header.
+
+    Attributes
+    ----------
+    path : str
+        The table.
+    row : int
+        The first such data row, counted from 1 (the first row under the header).
+    width : int or None
+        The fields of that row (None when the parser did not say).
+    header_width : int
+        The fields of the header.
+    """
+
+    def __init__(self, message: str, *, path=None, row: int | None = None, width: int | None = None,
+                 header_width: int | None = None):
+        super().__init__(message)  # (keywords have defaults so that the error pickles, as across processes)
+        self.path, self.row, self.width, self.header_width = path, row, width, header_width
+
+
+# -- the human loop: a clustering session and its annotators -------------------------------------------------------
+class SessionExistsError(InputError):
+    """The database holds a session already (``ClusteringSession.create`` without ``exist_ok``)."""
+
+
+class NoSessionError(InputError):
+    """The database holds no session (it is new, empty, or holds measurements without items and settings)."""
+
+
+class PairNotWaitingError(InputError, ParameterError):
+    """An answer, a skip or a withdrawal names a pair that does not wait for an answer (never asked, withdrawn,
+    or answered already)."""
+
+
+class AnsweredAlreadyError(PairNotWaitingError):
+    """An answer names a pair that was answered already and does not wait for another."""
+
+
+class PairNotHeldError(ParameterError):
+    """An annotator answers or skips a pair that was not shown to them (or went to someone else after its lease)."""
+
+
+class AnnotatorStoppedError(ParameterError):
+    """A paused or revoked annotator asks for pairs or answers.
+
+    Attributes
+    ----------
+    annotator : str
+    state : str
+        ``"paused"`` or ``"revoked"``.
+    """
+
+    def __init__(self, message: str, *, annotator: str | None = None, state: str | None = None):
+        super().__init__(message)
+        self.annotator, self.state = annotator, state
 
 
 def _not_fitted_error() -> type:

@@ -102,6 +102,25 @@ def test_a_warning_met_twice_in_one_run_is_said_once():
     assert [f"step {k} is odd" in result.stderr for k in range(3)] == [True] * 3
 
 
+def test_a_column_option_names_its_role_in_library_messages():
+    import pandas as pd
+
+    from paucity._validation import check_columns
+    from paucity.cli._command import column_roles, one_line_errors
+
+    def body(i_column: str = typer.Option(..., "--i-column"), weight_column: str = typer.Option("w", "--weight-column")):
+        with one_line_errors(spelling=True):
+            check_columns(pd.DataFrame({"a": [1]}), {"i": "a", "weight": None, "j": "b"} if i_column == "a"
+                          else {"i": i_column})
+
+    result = runner.invoke(_probe_app(body), ["probe", "--i-column", "x"])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "error: the table has no column 'x' (the i column, --i-column); its columns are 'a'."
+    result = runner.invoke(_probe_app(body), ["probe", "--i-column", "a"])  # a role with no option of its own
+    assert result.stderr.strip() == "error: the table has no column 'b' (the j column, j=); its columns are 'a'."
+    assert column_roles({"i_column": "--i-column", "column": "--column", "truth": "--truth"}) == {"i": "--i-column"}
+
+
 def _help_pages():
     from paucity.cli import app
 

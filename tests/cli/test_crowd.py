@@ -128,6 +128,11 @@ def _bad_inputs(paths, tmp_path):
         (base + ["--researcher", "R", "--thin", "0"], ["--thin must be an integer >= 1, got 0"]),
         (base + ["--researcher", "R", "--random-state", "-1"], ["--random-state must be a non-negative integer, got -1"]),
         (base + ["--researcher", "R", "--features-task-column", "zz"], ["--features-task-column 'zz' is not a column"]),
+        (base + ["--researcher", "R", "--labeler-column", "who"],
+         [f"{paths['labels']} has no column 'who' (the labeler column, --labeler-column); its columns are"]),
+        (["crowd", str(paths["crowd"]), "--labeler-column", "worker", "--gold", str(tmp_path / "text.csv"),
+          "--features", str(paths["tasks"]), "--researcher", "me"],
+         [f"{tmp_path / 'text.csv'} has no column 'label' (the label column, --label-column)"]),
         (["crowd", str(paths["labels"]), "--labeler-column", "worker", "--features", str(tmp_path / "text.csv"),
           "--researcher", "R"], ["column 'a'", "not numeric", "data row 1 has 'tall'"]),
     ]

@@ -230,7 +230,7 @@ PYTHON_NAMES = ("n_features", "lam", "cv", "n_permutations", "divergence", "rand
         (["--max-iter", 0], ["--max-iter must be an integer >= 1, got 0."]),
         (["--n-jobs", 0], ["--n-jobs must be a positive integer or -1 (every core), got 0."]),
         (["--n-restarts", -1], ["--n-restarts must be an integer >= 0, got -1"]),
-        (["--index-column", "sample"], ["--index-column 'sample' is not a column"]),
+        (["--index-column", "sample"], ["has no column 'sample' (the index column, --index-column)"]),
         (["--groupby", "cell_type"], ["--groupby applies to an .h5ad file"]),
         (["--groups", "A", "B"], ["--groups applies to an .h5ad file"]),
         (["--layer", "counts"], ["--layer applies to an .h5ad file"]),
@@ -258,7 +258,7 @@ def test_missing_unreadable_and_misplaced_files(tables, tmp_path):
     fails_in_one_line(_run(x_path, y_path, "--out", tmp_path / "missing" / "result.json"), "folder of --out", "does not exist")
     fails_in_one_line(_run(x_path, "--out", out), "give two tables")
     fails_in_one_line(_run(x_path, y_path, "--index-column", "sample", "--out", out),
-                      "--index-column 'sample' is not a column")
+                      "has no column 'sample' (the index column, --index-column)")
     fails_in_one_line(_run(x_path, y_path, "--out", tmp_path), "--out", "is a folder")
     assert not out.exists() and not (tmp_path / "missing").exists()
 

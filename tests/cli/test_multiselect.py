@@ -279,9 +279,9 @@ PYTHON_NAMES = ("drop_incomplete", "object_column", "attribute_column", "value_c
         (None, ["--algorithm", "scoring", "--ridge", 1], ["--ridge applies to --algorithm 'full' only",
                                                           "--algorithm 'scoring' does not use it, so leave --ridge out"]),
         (None, ["--algorithm", "copies", "--ridge", 0], ["--algorithm 'copies' does not use it"]),
-        (None, ["--value-column", "score"], ["--value-column 'score' is not a column"]),
-        (None, ["--object-column", "item"], ["--object-column 'item' is not a column"]),
-        (None, ["--attribute-column", "question"], ["--attribute-column 'question' is not a column"]),
+        (None, ["--value-column", "score"], ["has no column 'score' (the value column, --value-column)"]),
+        (None, ["--object-column", "item"], ["has no column 'item' (the object column, --object-column)"]),
+        (None, ["--attribute-column", "question"], ["has no column 'question' (the attribute column, --attribute-column)"]),
     ],
 )
 def test_bad_input_fails_in_one_line_and_writes_nothing(crowd, tmp_path, spoil, args, words):

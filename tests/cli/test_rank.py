@@ -159,7 +159,7 @@ def test_rank_evaluate_of_log_scores_without_truth(league, tmp_path):
         ("home,away,winner\na,a,a\n", ["itself"]),
         ("home,away,winner\na,,a\n", ["missing"]),
         ("home,away,winner\n", ["no rows"]),
-        ("home,away\na,b\n", ["--winner-column 'winner' is not a column"]),
+        ("home,away\na,b\n", ["bad.csv has no column 'winner' (the winner column, --winner-column)"]),
         ("home,away,winner\na,b,\n", ["missing winner"]),
     ],
 )
@@ -169,6 +169,26 @@ def test_malformed_comparisons_fail_in_one_line_and_write_nothing(tmp_path, rows
     out = tmp_path / "scores.csv"
     fails_in_one_line(_rank(path, out), *words)
     assert not out.exists()
+
+
+def test_a_bad_item_column_is_named_by_its_option(league, tmp_path):
+    path, held, truth, _ = league
+    out = tmp_path / "scores.csv"
+    result = runner.invoke(app, ["rank", str(path), "--i-column", "host", "--j-column", "away", "--winner-column",
+                                 "winner", "--out", str(out)])
+    fails_in_one_line(result, f"{path} has no column 'host' (the i column, --i-column); its columns are 'home', "
+                      "'away', 'winner'.")
+    assert "i=" not in result.stderr and not out.exists()
+    result = runner.invoke(app, ["rank-suggest", str(path), "--i-column", "home", "--j-column", "away",
+                                 "--y-column", "y", "--weight-column", "w", "--out", str(out)])
+    fails_in_one_line(result, "has no column 'y' (the y column, --y-column)")
+    scores = tmp_path / "given.csv"
+    scores.write_text("item,score\nt0,1\nt1,2\n")
+    result = runner.invoke(app, ["rank-evaluate", str(scores), str(held), *COLUMNS, "--weight-column", "w"])
+    fails_in_one_line(result, f"{held} has no column 'w' (the weights column, --weight-column)")
+    result = runner.invoke(app, ["rank-evaluate", str(scores), str(held), *COLUMNS, "--truth", str(truth),
+                                 "--truth-column", "strength"])
+    fails_in_one_line(result, f"{truth} has no column 'strength' (the truth column, --truth-column)")
 
 
 def test_bad_outcome_column(tmp_path):
@@ -242,7 +262,8 @@ def test_bad_features_files(league, tmp_path):
     twice = tmp_path / "twice.csv"
     twice.write_text("item,x\n" + "".join(f"t{k},{k}\n" for k in range(30)) + "t0,5\n")
     fails_in_one_line(_rank(path, out, "--features", str(twice)), "two rows for item 't0'")
-    fails_in_one_line(_rank(path, out, "--features", str(words), "--item-column", "name"), "--item-column 'name'")
+    fails_in_one_line(_rank(path, out, "--features", str(words), "--item-column", "name"),
+                      "words.csv has no column 'name' (the item column, --item-column)")
     assert not out.exists()
 
 
@@ -253,7 +274,7 @@ def test_bad_score_files(league, tmp_path):
     result = runner.invoke(app, ["rank-evaluate", str(scores), str(held), *COLUMNS])
     fails_in_one_line(result, "two entries for item 't0'")
     result = runner.invoke(app, ["rank-evaluate", str(scores), str(held), *COLUMNS, "--score-column", "value"])
-    fails_in_one_line(result, "--score-column 'value' is not a column")
+    fails_in_one_line(result, "scores.csv has no column 'value' (the score column, --score-column)")
 
 
 @pytest.mark.parametrize("command", ["rank", "rank-evaluate"])
@@ -378,6 +399,8 @@ def test_rank_suggest_counts_a_pair_given_in_both_orders_once(tmp_path):
     pairs = {frozenset(pair) for pair in pd.read_csv(out)[["i", "j"]].itertuples(index=False)}
     assert pairs == {frozenset("ab"), frozenset("bc")}
     fails_in_one_line(_suggest(tmp_path, "--candidates", tmp_path / "candidates.csv", "--n", "3")[0], "only 2")
+    (tmp_path / "one.csv").write_text("i\na\n")
+    fails_in_one_line(_suggest(tmp_path, "--candidates", tmp_path / "one.csv")[0], "needs two columns")
 
 
 def test_a_bad_draw_flag_is_named_with_its_data_row_and_value(tmp_path):

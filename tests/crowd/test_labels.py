@@ -83,7 +83,7 @@ def test_researcher_id_colliding_with_a_labeler_is_refused():
 
 
 def test_bad_tables():
-    with pytest.raises(ParameterError, match="labeler='who' is not a column"):
+    with pytest.raises(ParameterError, match=r"the table has no column 'who' \(the labeler column, labeler=\)"):
         LabelMatrix.from_long(_table(), labeler="who", label="answer")
     assert LabelMatrix.from_long(_table(), label="answer").n_labelers == 3   # crowd-kit's "worker" is read
     with pytest.raises(ParameterError, match="lacks the labeler column: name it 'labeler'.*or 'worker'"):

@@ -94,7 +94,7 @@ def test_complete_names_what_is_short_or_drops_it():
         (frame([("a", "x", 1.0), ("a", "x", np.nan)]), "missing or infinite value at data row 2"),
         (frame([("a", "x", np.inf)]), "missing or infinite value at data row 1"),
         (frame([(None, "x", 1.0)]), "column 'object' has a missing name at data row 1"),
-        (pd.DataFrame({"object": ["a"], "value": [1.0]}), "no column attribute"),
+        (pd.DataFrame({"object": ["a"], "value": [1.0]}), r"no column 'attribute' \(the attribute column, attribute=\)"),
         (frame([]), "no rows"),
     ],
 )

@@ -107,8 +107,9 @@ def test_from_dataframe_with_y_and_with_winner():
         ({"winner": "gap"}, InputError, "column 'gap' has a missing winner at data row 3"),
         ({"y": "won", "winner": "won"}, InputError, "exactly one of y= .* or winner="),
         ({}, InputError, "exactly one of y= .* or winner="),
-        ({"y": "absent"}, InputError, r"column 'absent' \(given as y=\) is not in the table; its columns are 'a'"),
-        ({"winner": "won", "weights": "nope"}, InputError, r"column 'nope' \(given as weights=\)"),
+        ({"y": "absent"}, InputError,
+         r"the table has no column 'absent' \(the y column, y=\); its columns are 'a', 'b', 'won', 'bad', 'gap'"),
+        ({"winner": "won", "weights": "nope"}, InputError, r"no column 'nope' \(the weights column, weights=\)"),
     ],
 )
 def test_from_dataframe_errors(kwargs, error, match):
@@ -118,6 +119,17 @@ def test_from_dataframe_errors(kwargs, error, match):
     )
     with pytest.raises(error, match=match):
         Comparisons.from_dataframe(df, i="a", j="b", **kwargs)
+
+
+def test_a_missing_item_column_is_named_by_its_role_as_given_in_python():
+    games = pd.DataFrame({"home": ["x", "y"], "away": ["y", "z"], "won": ["y", "y"]})
+    with pytest.raises(InputError) as caught:
+        Comparisons.from_frame(games, i="host", j="away", winner="won")
+    assert str(caught.value) == (
+        "the table has no column 'host' (the i column, i=); its columns are 'home', 'away', 'won'."
+    )
+    with pytest.raises(InputError, match=r"^i= names no column"):
+        Comparisons.from_frame(games, i=None, j="away", winner="won")
 
 
 @pytest.mark.parametrize(

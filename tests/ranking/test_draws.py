@@ -75,7 +75,7 @@ def test_from_dataframe_tie_column_errors(change, match):
 
 def test_from_dataframe_unknown_tie_column():
     frame = pd.DataFrame({"home": I, "away": J, "y": [1] * 10})
-    with pytest.raises(InputError, match=r"column 'draw' \(given as tie=\) is not in the table"):
+    with pytest.raises(InputError, match=r"the table has no column 'draw' \(the tie column, tie=\)"):
         Comparisons.from_dataframe(frame, i="home", j="away", y="y", tie="draw")
 
 

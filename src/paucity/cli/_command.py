@@ -47,11 +47,14 @@ def one_line_errors(spelling: Mapping[str, str] | bool = False):
     With ``spelling``, the library's messages name its parameters as the command line spells them
     (``--n-factors 0``, not ``n_factors=0``; :mod:`paucity._spelling`): ``True`` for the command's own
     options (a library parameter of the same name as a command parameter), or a mapping of further
-    ``{library parameter: option}`` on top of them.
+    ``{library parameter: option}`` on top of them. A column option also spells its column's role: a
+    command parameter ``i_column`` spelled ``--i-column`` names the role ``i`` of a container's
+    ``from_frame`` (``i=``) as ``--i-column``, unless the command has a parameter of that name itself.
     """
     from .._spelling import option_spelling
 
-    names = {} if spelling is False else {**_OPTIONS.get(), **({} if spelling is True else dict(spelling))}
+    names = {} if spelling is False else {**column_roles(_OPTIONS.get()), **_OPTIONS.get(),
+                                          **({} if spelling is True else dict(spelling))}
     try:
         with option_spelling(names):
             yield
@@ -61,6 +64,18 @@ def one_line_errors(spelling: Mapping[str, str] | bool = False):
             message = missing_message(exc.name, _command_name())  # names the extra that brings it
         print(f"error: {message}", file=sys.stderr)
         raise typer.Exit(code=EXIT_BAD_INPUT) from None
+
+
+def column_roles(options: Mapping[str, str]) -> dict[str, str]:
+    """The role each column option names: ``{"i_column": "--i-column"}`` -> ``{"i": "--i-column"}``.
+
+    Examples
+    --------
+    >>> column_roles({"i_column": "--i-column", "out": "--out", "weight_column": "--weight-column"})
+    {'i': '--i-column', 'weight': '--weight-column'}
+    """
+    return {name.removesuffix("_column"): option for name, option in options.items()
+            if name.endswith("_column") and name != "_column" and option.endswith("-column")}
 
 
 def _command_name() -> str:

@@ -14,9 +14,9 @@ from typing import Optional
 import typer
 
 from .._errors import InputError, ParameterError
+from .._columns import check_columns
 from ._command import one_line_errors
 from ._options import quiet
-from ._tables import check_columns
 
 __all__ = ["crowd"]
 
@@ -100,12 +100,12 @@ def crowd(
             if suggest_out.resolve() == out.resolve():
                 raise ParameterError(f"--suggest-out and --out are both {out}; give two different files.")
         table = io.read_frame(labels, text_columns=[task_column, labeler_column, label_column])
-        check_columns(table, labels, {"--task-column": task_column, "--labeler-column": labeler_column,
-                                       "--label-column": label_column})
+        check_columns(table, {"task": task_column, "labeler": labeler_column, "label": label_column},
+                      what=str(labels))
         gold_table = None
         if gold is not None:
             gold_table = io.read_frame(gold, text_columns=[task_column, label_column])
-            check_columns(gold_table, gold, {"--task-column": task_column, "--label-column": label_column})
+            check_columns(gold_table, {"task": task_column, "label": label_column}, what=str(gold))
             if gold_table[[task_column, label_column]].isna().any(axis=None):
                 raise InputError(f"{gold} has rows with a missing task or label; drop or fill them.")
             if gold_table[task_column].duplicated().any():
@@ -157,8 +157,8 @@ def _features(path: Path, features_task_column: Optional[str], task_column: str)
 
     from .. import io
 
-    if features_task_column is None:
-        columns = io.read_frame(path).columns
+    if features_task_column is None:  # the header alone says which column holds the ids
+        columns = io.read_header(path)
         features_task_column = task_column if task_column in columns else columns[0]
     frame = io.read_frame(path, index_column=features_task_column, numeric_columns=True,
                           spelling={"index_column": "--features-task-column"})

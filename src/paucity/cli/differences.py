@@ -16,6 +16,7 @@ import typer
 
 from .._errors import InputError, ParameterError, ShapeMismatchError
 from .._progress import progress_bar
+from .._columns import check_columns
 from ._command import one_line_errors
 from ._options import quiet
 
@@ -192,6 +193,8 @@ def _read_table(path: Path, index_column: Optional[str]):
 
     from .. import io
 
+    if index_column is not None:  # the column check every command shares, on the header alone
+        check_columns(pd.DataFrame(columns=io.read_header(path)), {"index": index_column}, what=str(path))
     frame = io.read_frame(path, index_column=index_column, numeric_columns=True, finite=True,
                           spelling={"index_column": "--index-column"})
     if frame.shape[1] == 0:

@@ -9,8 +9,8 @@ from typing import Optional
 import typer
 
 from .._errors import InputError
+from .._columns import check_columns
 from ._command import one_line_errors
-from ._tables import check_columns
 
 __all__ = ["multiselect"]
 
@@ -109,8 +109,7 @@ def multiselect(
         io.check_output_path(out, option="--out")
         columns = {"object": object_column, "attribute": attribute_column, "value": value_column}
         table = io.read_frame(judgments, text_columns=[object_column, attribute_column])
-        check_columns(table, judgments, {"--object-column": object_column, "--attribute-column": attribute_column,
-                                         "--value-column": value_column})
+        check_columns(table, columns, what=str(judgments))
         training = Judgments.from_frame(table, **columns)
         label_table = _two_columns(labels, object_column, "object and label", "--labels")
         cost_table = _two_columns(costs, attribute_column, "attribute and cost", "--costs") if costs else None
@@ -139,15 +138,14 @@ def _two_columns(path: Path, key: str, what: str, flag: str):
 
     from .. import io
 
-    frame = io.read_frame(path, text_columns=[key])
+    # the key column, else the first, read as text: the header alone says which
+    frame = io.read_frame(path, text_columns=[key if key in io.read_header(path) else 0])
     if frame.shape[1] != 2:
         shown = ", ".join(repr(str(name)) for name in list(frame.columns)[:10])
         raise InputError(
             f"{flag} {path} must have two columns, {what}; it has {frame.shape[1]} ({shown}). Check the separator "
             "(',' for .csv, tab for .tsv) and keep only those two."
         )
-    if key not in frame.columns:
-        frame = io.read_frame(path, text_columns=[str(frame.columns[0])])
     name = key if key in frame.columns else frame.columns[0]
     other = next(column for column in frame.columns if column != name)
     names = frame[name]

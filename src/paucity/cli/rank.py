@@ -19,13 +19,13 @@ import typer
 
 from .._compile import Stopwatch
 from .._errors import ParameterError
+from .._columns import check_columns
 from ._command import one_line_errors
 from ._options import quiet
-from ._tables import check_columns
 
-#: The library's names of the comparison table's columns (:meth:`Comparisons.from_frame`) -> the options.
-COMPARISON_COLUMNS = {"i": "--i-column", "j": "--j-column", "y": "--y-column", "winner": "--winner-column",
-                      "weights": "--weight-column", "tie": "--tie-column"}
+#: The roles of the comparison table's columns (:meth:`Comparisons.from_frame`) whose option is not named after
+#: them (the others, ``--i-column`` for ``i``, are the command's own column options).
+COMPARISON_COLUMNS = {"weights": "--weight-column"}
 
 __all__ = ["rank", "rank_evaluate", "rank_suggest"]
 
@@ -149,12 +149,12 @@ def rank_evaluate(
     from .. import io
     from ..ranking import evaluate
 
-    with one_line_errors(spelling=True):
+    with one_line_errors(spelling={**COMPARISON_COLUMNS, "truth": "--truth-column"}):  # (--truth is the file)
         if out is not None:
             out = io.check_output_path(out, option="--out")
-        estimated = _score_series(scores, item_column, score_column, "--score-column")
+        estimated = _score_series(scores, item_column, score_column, "score")
         held = _comparisons(held_out, i_column, j_column, winner_column, y_column, weight_column)
-        true_scores = _score_series(truth, item_column, truth_column, "--truth-column") if truth is not None else None
+        true_scores = _score_series(truth, item_column, truth_column, "truth") if truth is not None else None
         result = evaluate(estimated, held, true_scores=true_scores)
         if out is not None:
             io.write_csv(result.to_frame(), out, index=False)
@@ -202,10 +202,9 @@ def rank_suggest(
         data = _comparisons(comparisons, i_column, j_column, winner_column, y_column, weight_column)
         allowed = None
         if candidates is not None:
-            frame = io.read_frame(candidates)
+            frame = io.read_frame(candidates, text_columns=[0, 1])  # the first two columns, whatever their names
             if frame.shape[1] < 2:
                 raise ParameterError(f"--candidates {candidates} needs two columns (the two items of each pair).")
-            frame = io.read_frame(candidates, text_columns=list(frame.columns[:2]))
             allowed = _matching_labels(frame.iloc[:, :2], data.items)
         clock = Stopwatch()
         model = BTL(alpha=alpha).fit(data)
@@ -237,11 +236,8 @@ def _comparisons(path: Path, i_column: str, j_column: str, winner_column, y_colu
         )
     labels = [c for c in (i_column, j_column, winner_column) if c is not None]
     frame = io.read_frame(path, text_columns=labels)
-    check_columns(
-        frame, path,
-        {"--i-column": i_column, "--j-column": j_column, "--winner-column": winner_column, "--y-column": y_column,
-         "--weight-column": weight_column, "--tie-column": tie_column},
-    )
+    check_columns(frame, {"i": i_column, "j": j_column, "winner": winner_column, "y": y_column,
+                          "weights": weight_column, "tie": tie_column}, what=str(path))
     return Comparisons.from_frame(
         frame, i=i_column, j=j_column, winner=winner_column, y=y_column, weights=weight_column, tie=tie_column
     )
@@ -250,18 +246,18 @@ def _comparisons(path: Path, i_column: str, j_column: str, winner_column, y_colu
 def _features(path: Path, item_column: Optional[str]):
     from .. import io
 
+    frame = io.read_frame(path, text_columns=[item_column if item_column is not None else 0])  # default: the first
     if item_column is None:
-        item_column = io.read_frame(path).columns[0]
-    frame = io.read_frame(path, text_columns=[item_column])
-    check_columns(frame, path, {"--item-column": item_column})
+        item_column = frame.columns[0]
+    check_columns(frame, {"item": item_column}, what=str(path))
     return frame.set_index(item_column)
 
 
-def _score_series(path: Path, item_column: str, score_column: str, option: str):
+def _score_series(path: Path, item_column: str, score_column: str, role: str):
     import pandas as pd
 
     from .. import io
 
     frame = io.read_frame(path, text_columns=[item_column])
-    check_columns(frame, path, {"--item-column": item_column, option: score_column})
+    check_columns(frame, {"item": item_column, role: score_column}, what=str(path))
     return pd.Series(frame[score_column].to_numpy(), index=pd.Index(frame[item_column]), name=score_column)

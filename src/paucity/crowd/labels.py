@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from .._errors import InputError, InputTypeError, ParameterError, ShapeMismatchError
 from .._spelling import given as _given
-from .._validation import check_matrix
+from .._validation import check_columns, check_matrix
 
 __all__ = ["LabelMatrix", "align_features", "long_columns"]
 
@@ -37,7 +37,9 @@ def long_columns(df: pd.DataFrame, *, task=None, labeler=None, label=None, what:
                  error=ParameterError, named: bool = True) -> tuple:
     """The task, labeler and label columns of a long table of labels: given names, else paucity's or crowd-kit's.
 
-    A role given a name reads that column (which must exist). A role left as
+    A role given a name reads that column (which must exist: checked by
+    :func:`paucity._validation.check_columns`, which names the role as the
+    caller wrote it, ``labeler=`` or ``--labeler-column``). A role left as
     None reads paucity's column (``task``, ``labeler``, ``label``) or
     crowd-kit's (``task``, ``worker``, ``label``), whichever the table has;
     a table with neither, or with both ``labeler`` and ``worker``, is refused
@@ -75,11 +77,12 @@ def long_columns(df: pd.DataFrame, *, task=None, labeler=None, label=None, what:
     chosen = []
     for role, given in (("task", task), ("labeler", labeler), ("label", label)):
         if given is not None:
-            if given not in columns:
-                raise error(
-                    f"{role}={given!r} is not a column of {what}; its columns are {shown}. "
-                    f"Pass the right name as {role}=."
-                )
+            try:
+                check_columns(df, {role: given}, what=what)
+            except InputError as refused:
+                if issubclass(error, InputError):
+                    raise
+                raise error(str(refused)) from None
             chosen.append(given)
             continue
         own, crowdkit = LONG_COLUMNS[role]

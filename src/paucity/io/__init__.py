@@ -2,7 +2,8 @@
 
 - :func:`read_frame` (:mod:`paucity.io.tables`): long-format tables
   (comparisons, judgments, labels) into pandas, identifiers as text; imports
-  neither AnnData nor Dask.
+  neither AnnData nor Dask. :func:`read_header`: a table's column names as
+  :func:`read_frame` names them, without reading its rows.
 - :func:`read`, :func:`write_h5ad` and :func:`update_h5ad`
   (:mod:`paucity.io.matrices`): count matrices (h5ad, csv/tsv/txt, 10x
   folders, Matrix Market, parquet) into :class:`anndata.AnnData`, and back;
@@ -28,6 +29,7 @@ __all__ = [
     "SUPPORTED_FORMATS",
     "read",
     "read_frame",
+    "read_header",
     "atomic_path",
     "check_output_path",
     "write_csv",
@@ -45,6 +47,7 @@ _HOME = {
     "write_h5ad": "matrices",
     "update_h5ad": "matrices",
     "read_frame": "tables",
+    "read_header": "tables",
     "atomic_path": "files",
     "check_output_path": "files",
     "write_csv": "files",

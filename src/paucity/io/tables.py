@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -9,18 +10,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._errors import InputError, ReaderError
+from .._errors import InputError, LongRowError, ReaderError
 from .._extras import require
 from .files import restore_formulas
 from .formats import MISSING_MARKERS, SEPARATORS, check_unique_columns, existing_file, file_ending, reading, table_endings
 
-__all__ = ["read_frame"]
+__all__ = ["read_frame", "read_header"]
 
 
 def read_frame(
     path,
     *,
-    text_columns: Sequence[str] = (),
+    text_columns: Sequence[str | int] = (),
     index_column: str | None = None,
     numeric_columns: Sequence[str] | bool = (),
     finite: bool = False,
@@ -55,12 +56,15 @@ def read_frame(
     ----------
     path : str or path-like
         The table.
-    text_columns : sequence of str
-        Columns to read as text. Names that are not columns of the file are
-        ignored here (the caller reports a missing column in its own terms).
-        A column whose header field is empty (an index written by
-        ``DataFrame.to_csv``) is named ``"Unnamed: k"``, k its position, as
-        pandas names it.
+    text_columns : sequence of str or int
+        Columns to read as text, by name or by position: an integer is a
+        column's position in the header (0 the first column, -1 the last),
+        whatever its name, so that a caller who wants "the first column as
+        text" reads the file once. Names that are not columns of the file,
+        and positions past its last column, are ignored here (the caller
+        reports a missing column in its own terms). A column whose header
+        field is empty (an index written by ``DataFrame.to_csv``) is named
+        ``"Unnamed: k"``, k its position, as pandas names it.
     index_column : str, optional
         A column of identifiers, read as text, that becomes the index (named
         as the column). It must be a column of the file and have no empty
@@ -81,8 +85,12 @@ def read_frame(
     Raises
     ------
     ReaderError
-        The file is missing, empty, has no rows, cannot be parsed, has a row
-        longer than its header, or has two columns of the same name.
+        The file is missing, empty, has no rows, cannot be parsed, or has two
+        columns of the same name.
+    LongRowError
+        A row has more fields than the header (a :class:`ReaderError`; its
+        ``row``, ``width`` and ``header_width`` say which row, how many
+        fields it has and how many the header has).
     InputError
         ``index_column`` or a column of ``numeric_columns`` is not in the
         table, an identifier is missing, or a numeric column holds text (or,
@@ -100,20 +108,24 @@ def read_frame(
     >>> cells = read_frame(folder / "cells.csv", index_column="cell", numeric_columns=True)
     >>> cells.index.tolist(), cells["CD3E"].tolist(), cells["MS4A1"].dtype
     (['007', '008'], [0.1, 0.001], dtype('float64'))
+
+    The first column as text, whatever its name:
+
+    >>> read_frame(folder / "cells.csv", text_columns=[0])["cell"].tolist()
+    ['007', '008']
     """
     spelled = {"index_column": "index_column", "numeric_columns": "numeric_columns", **(spelling or {})}
     path = existing_file(Path(path))
-    text = list(text_columns) + ([index_column] if index_column is not None else [])
     ending = file_ending(path, table_endings() + (".parquet",))
     if ending == ".parquet":
-        require("pyarrow", f"reading {path.name}")
-        with reading(path, "a parquet file"):
-            frame = pd.read_parquet(path)
-        if not isinstance(frame.index, pd.RangeIndex):  # a stored index is a column like the others
-            frame = frame.reset_index()
-        check_unique_columns(list(frame.columns), path)
+        frame = _read_parquet(path, empty=False)
+        text = _named(text_columns, list(frame.columns))
     else:
-        frame = _read_delimited(path, SEPARATORS[ending.removesuffix(".gz")], text)
+        sep = SEPARATORS[ending.removesuffix(".gz")]
+        written, restored = _delimited_header(path, sep)
+        text = _named(text_columns, restored)
+        frame = _read_delimited(path, sep, written, restored, text + ([index_column] if index_column is not None else []))
+    text += [index_column] if index_column is not None else []
     if frame.shape[0] == 0:
         raise ReaderError(f"{path} has a header but no rows.")
     if index_column is not None:
@@ -130,7 +142,78 @@ def read_frame(
     return frame
 
 
-def _read_delimited(path: Path, sep: str, text: Sequence[str]) -> pd.DataFrame:
+def read_header(path) -> list[str]:
+    """The column names of a table, as :func:`read_frame` names them, without reading its rows.
+
+    A header field that paucity's writer neutralized (``'=x``) is given back
+    as it was (``=x``), an empty header field is named ``"Unnamed: k"`` (k
+    its position), and a parquet file's stored index is a column, first, as
+    :func:`read_frame` returns it. Only the first line of a delimited table
+    is read, and only the schema of a parquet file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The table (.csv/.tsv/.txt, optionally gzipped, or .parquet).
+
+    Returns
+    -------
+    list of str
+        The column names, in the file's order.
+
+    Raises
+    ------
+    ReaderError
+        The file is missing, empty, cannot be parsed, or has two columns of
+        the same name.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "games.csv").write_text(",home,'=away\\n1,a,b\\n")
+    >>> read_header(folder / "games.csv")
+    ['Unnamed: 0', 'home', '=away']
+    """
+    path = existing_file(Path(path))
+    ending = file_ending(path, table_endings() + (".parquet",))
+    if ending == ".parquet":
+        return list(_read_parquet(path, empty=True).columns)
+    return _delimited_header(path, SEPARATORS[ending.removesuffix(".gz")])[1]
+
+
+def _named(columns: Sequence[str | int], names: list) -> list:
+    """The columns asked for by name or by position (0 the first, -1 the last), as names; a position past the last
+    column is left out, as is a name the table lacks later on."""
+    named = []
+    for column in columns:
+        if isinstance(column, numbers.Integral) and not isinstance(column, bool):
+            if -len(names) <= int(column) < len(names):
+                named.append(names[int(column)])
+        else:
+            named.append(column)
+    return named
+
+
+def _read_parquet(path: Path, *, empty: bool):
+    """A parquet table (its schema alone, as an empty frame, when ``empty``), a stored index made a column."""
+    require("pyarrow", f"reading {path.name}")
+    with reading(path, "a parquet file"):
+        if empty:
+            import pyarrow.parquet as pq
+
+            frame = pq.read_schema(path).empty_table().to_pandas()
+        else:
+            frame = pd.read_parquet(path)
+    if not isinstance(frame.index, pd.RangeIndex):  # a stored index is a column like the others
+        frame = frame.reset_index()
+    check_unique_columns(list(frame.columns), path)
+    return frame
+
+
+def _delimited_header(path: Path, sep: str) -> tuple[list[str], list[str]]:
+    """The header's fields as written, and as read back (formula quotes removed); an empty field named as pandas
+    names it."""
     with reading(path, "a table"):
         header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False)
     written = [str(name) for name in header.iloc[0]] if len(header) else []
@@ -139,6 +222,10 @@ def _read_delimited(path: Path, sep: str, text: Sequence[str]) -> pd.DataFrame:
     # an empty header field (a written index) is named as pandas names it
     written = [name if name != "" else f"Unnamed: {k}" for k, name in enumerate(written)]
     restored = [name if name != "" else f"Unnamed: {k}" for k, name in enumerate(restored)]
+    return written, restored
+
+
+def _read_delimited(path: Path, sep: str, written: list[str], restored: list[str], text: Sequence) -> pd.DataFrame:
     as_text = [raw for raw, name in zip(written, restored) if name in set(text)]
     with reading(path, "a table"), warnings.catch_warnings():
         warnings.simplefilter("error", pd.errors.ParserWarning)
@@ -157,27 +244,41 @@ def _read_delimited(path: Path, sep: str, text: Sequence[str]) -> pd.DataFrame:
             if longer is None:
                 if isinstance(error, pd.errors.ParserError):
                     raise
-                longer = 1
-            raise ReaderError(
-                f"{path} has a row longer than its header: data row {longer} has more than the header's "
+                longer = (1, None)
+            row, width = longer
+            raise LongRowError(
+                f"{path} has a row longer than its header: data row {row} has more than the header's "
                 f"{len(written)} field(s). Name every column in the header (the first line), or remove the extra "
-                "fields (check the separator: ',' for .csv, tab for .tsv)."
+                "fields (check the separator: ',' for .csv, tab for .tsv).",
+                path=str(path), row=row, width=width, header_width=len(written),
             ) from None
     for name in as_text:  # an empty field is missing, as in every other column
         frame[name] = restore_formulas(frame[name].mask(frame[name] == ""))
     return frame.rename(columns={raw: name for raw, name in zip(written, restored) if raw != name})
 
 
-def _first_longer_row(path: Path, sep: str, width: int) -> int | None:
-    """The first data row (counted from 1) with more than ``width`` fields, read as pandas would split it."""
+_LONG = "\x00paucity: a long row\x00"  # stands for a longer row while looking for one (no table holds it)
+
+
+def _first_longer_row(path: Path, sep: str, width: int) -> tuple[int, int] | None:
+    """The first data row (counted from 1) with more than ``width`` fields, and its number of fields, read as pandas
+    would split it."""
+    width = max(width, 1)
+    fields: list[int] = []
+
+    def longer(row: list[str]) -> list[str]:  # called, in order, for each row longer than the header
+        fields.append(len(row))
+        return [_LONG] * width
+
+    # The header is read as the first row: its width is the names', so pandas takes no column as an index, and
+    # every longer row reaches ``longer`` (whose rows are found again by their marks).
     with reading(path, "a table"):
-        rows = pd.read_csv(path, sep=sep, header=None, skiprows=1, dtype=str, keep_default_na=False,
-                           names=range(max(width, 1) + 1), index_col=False, engine="python",
-                           on_bad_lines="skip")
-    extra = rows[max(width, 1)].ne("") & rows[max(width, 1)].notna()
-    if extra.any():
-        return int(extra.to_numpy().argmax()) + 1
-    return None
+        rows = pd.read_csv(path, sep=sep, header=None, dtype=str, keep_default_na=False, names=range(width),
+                           engine="python", on_bad_lines=longer)
+    marked = (rows[0] == _LONG).to_numpy()
+    if not fields or not marked.any():
+        return None
+    return int(marked.argmax()), fields[0]
 
 
 def _with_index(frame: pd.DataFrame, path: Path, column: str, option: str) -> pd.DataFrame:

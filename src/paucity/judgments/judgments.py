@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, InputTypeError, ParameterError
-from .._spelling import spelled, spells
+from .._spelling import named, spelled, spells
+from .._validation import check_columns
 from ._text import listing
 
 __all__ = ["DropReport", "Judgments", "Ragged", "as_judgments"]
@@ -129,12 +130,11 @@ class Judgments:
             raise InputTypeError(
                 f"judgments must be a pandas DataFrame in long format (one row per judgment), got {type(data).__name__}."
             )
-        missing = [column for column in (object, attribute, value) if column not in data.columns]
-        if missing:
-            raise InputError(
-                f"the judgments have no column {listing(missing)}; they have {listing(list(data.columns), 10)}. "
-                "Name the columns with object=, attribute= and value=."
-            )
+        roles = {"object": object, "attribute": attribute, "value": value}
+        for role, column in roles.items():
+            if column is None:
+                raise InputError(f"{named(role)} names no column; give the name of the {role} column.")
+        check_columns(data, roles, what="the judgments table")
         if len(data) == 0:
             raise InputError("the judgments table has no rows.")
         objects_column, attributes_column = data[object], data[attribute]

@@ -19,6 +19,7 @@ from scipy.sparse.csgraph import connected_components
 
 from .._errors import InputError, InputTypeError, PaucityError, ShapeMismatchError
 from .._spelling import named
+from .._validation import check_columns
 
 __all__ = ["Comparisons", "PairTable", "TIE_MODEL", "require_no_ties", "draw_message"]
 
@@ -470,10 +471,10 @@ class Comparisons:
             raise InputTypeError(f"from_frame needs a pandas DataFrame, got {type(df).__name__}.")
         if (y is None) == (winner is None):
             raise InputError("give exactly one of y= (a 0/1 outcome column) or winner= (the winner's label column).")
-        for role, column in (("i", i), ("j", j), ("y", y), ("winner", winner), ("weights", weights), ("tie", tie)):
-            if column is not None and column not in df.columns:
-                listed = ", ".join(map(repr, df.columns[:10]))
-                raise InputError(f"column {column!r} (given as {named(role)}) is not in the table; its columns are {listed}.")
+        for role, column in (("i", i), ("j", j)):
+            if column is None:
+                raise InputError(f"{named(role)} names no column; give the column of the {role} items.")
+        check_columns(df, {"i": i, "j": j, "y": y, "winner": winner, "weights": weights, "tie": tie})
         left, right = df[i], df[j]
         for role, column, labels in (("i", i, left), ("j", j, right)):
             if labels.isna().any():

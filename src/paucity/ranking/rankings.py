@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, InputTypeError, ShapeMismatchError
+from .._spelling import named
+from .._validation import check_columns
 from .comparisons import Comparisons, frozen, item_labels, shown_label
 
 __all__ = ["Rankings", "Choices", "StagedObservations", "pairwise_breaking"]
@@ -433,9 +435,9 @@ def _columns(df, roles: dict) -> pd.DataFrame:
     if not isinstance(df, pd.DataFrame):
         raise InputTypeError(f"from_frame needs a pandas DataFrame, got {type(df).__name__}.")
     for role, column in roles.items():
-        if column not in df.columns:
-            listed = ", ".join(map(repr, df.columns[:10]))
-            raise InputError(f"column {column!r} (given as {role}=) is not in the table; its columns are {listed}.")
+        if column is None:
+            raise InputError(f"{named(role)} names no column; give the name of the {role} column.")
+    check_columns(df, roles)
     if len(df) == 0:
         raise InputError("the table has no rows; give at least one observation.")
     return df

@@ -76,3 +76,21 @@ def test_class_smaller_than_folds_is_refused_before_any_work(tiny, fast, recorde
     assert not out.exists()
     with pytest.raises(InputError, match="'rare'"):
         make_folds(labels, n_folds=3)
+
+
+def test_sample_names_come_back_as_written(tmp_path):
+    from paucity._errors import ReaderError
+
+    names = ["=SUM(A1)", "-x", "NA", "00024", "+y", "@z", "null", "a", "b", "c", "d", "e"]
+    folds = make_folds(np.repeat(["a", "b"], 6), n_folds=3, random_state=0, samples=names)
+    for name in ("folds.csv", "folds.csv.gz"):
+        folds.save(tmp_path / name)
+        back = Folds.load(tmp_path / name, samples=names[::-1])
+        assert back.samples.tolist() == names[::-1]
+        np.testing.assert_array_equal(back.fold_of, folds.fold_of[::-1])
+    assert "'=SUM(A1)" in (tmp_path / "folds.csv").read_text()  # neutralized on disk, restored when read
+    (tmp_path / "other.csv").write_text("cell,fold\na,0\n")
+    with pytest.raises(ReaderError, match="is not a folds file"):
+        Folds.load(tmp_path / "other.csv")
+    with pytest.raises(ReaderError, match="folds file .* does not exist"):
+        Folds.load(tmp_path / "absent.csv")

@@ -67,9 +67,12 @@ class Folds:
     def load(cls, path, *, samples=None) -> Folds:
         """Read a split written by :meth:`save`.
 
-        A sample name written with a leading ``'`` (paucity's CSV writer puts
-        one before a name that starts with ``=``, ``+``, ``-``, ``@``, a tab
-        or a carriage return) is read without it.
+        The file is read by :func:`paucity.io.read_frame` (a ``.csv`` as
+        :meth:`save` writes it, or another table format by its ending), the
+        sample names as text, exactly as written: a name written with a
+        leading ``'`` (paucity's CSV writer puts one before a name that starts
+        with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) is read
+        without it, and ``NA`` or ``00024`` stay names.
 
         Parameters
         ----------
@@ -78,22 +81,19 @@ class Folds:
             The names of the data's samples: the split is reordered to them,
             and an error is raised when the file lists other samples.
         """
-        from ...io.files import restore_formulas
+        from ...io import read_frame
 
         path = Path(path)
         if not path.is_file():
             raise ReaderError(f"folds file {path} does not exist.")
-        try:
-            table = pd.read_csv(path, dtype={"sample": str})
-        except Exception as exc:
-            raise ReaderError(f"could not read {path} as a folds file: {type(exc).__name__}: {exc}") from None
+        table = read_frame(path, text_columns=["sample"])
         if list(table.columns[:2]) != ["sample", "fold"]:
             raise ReaderError(f"{path} is not a folds file: its columns must be 'sample,fold'.")
         fold = pd.to_numeric(table["fold"], errors="coerce")
         if fold.isna().any() or (fold < 0).any() or (fold % 1 != 0).any():
             raise ReaderError(f"{path}: the fold column must hold integers 0, 1, ...")
         fold_of = fold.to_numpy().astype(np.int64)
-        names = restore_formulas(table["sample"].astype(str)).to_numpy()
+        names = table["sample"].astype(str).to_numpy()
         if samples is not None:
             samples = np.asarray(samples, dtype=str)
             position = pd.Index(names)
