@@ -24,6 +24,7 @@ import scipy.sparse as sp
 from .._errors import InputError
 from ._checks import check_similarities
 from . import spectral
+from .conjugate import conjugate_gradients
 from .spectral import FiedlerVector, dense_spectrum, fiedler_of, laplacian
 
 __all__ = ["iu_red_scores", "shamir_tishby_scores", "IuRedDirection", "iu_red_direction", "pair_scores", "nearest_to_boundary",
@@ -151,7 +152,7 @@ def _dense_g(L, fiedler: FiedlerVector, k_min: int) -> np.ndarray:
 
 
 def _solve(L, fiedler: FiedlerVector, k_min: int) -> np.ndarray | None:
-    """Preconditioned conjugate gradients for (L − λ₂I)g = −Pe_k on range(P); None when it stalls."""
+    """Preconditioned conjugate gradients for (L − λ₂I)g = −Pe_k on range(P); None when it stalls or runs out."""
     n = L.shape[0]
     Y = np.column_stack([np.full(n, 1.0 / np.sqrt(n)), fiedler.vector])
 
@@ -163,27 +164,9 @@ def _solve(L, fiedler: FiedlerVector, k_min: int) -> np.ndarray | None:
     inverse = 1.0 / np.where(degrees > 0, degrees, 1.0)
     rhs = np.zeros(n)
     rhs[k_min] = -1.0
-    r = project(rhs)
-    target = SOLVE_TOLERANCE * np.linalg.norm(r)
-    x = np.zeros(n)
-    z = project(inverse * r)
-    p = z.copy()
-    rz = r @ z
-    for _ in range(SOLVE_MAX_ITER):
-        q = project(L @ p - shift * p)
-        curvature = p @ q
-        if not curvature > 0:
-            return None
-        step = rz / curvature
-        x += step * p
-        r -= step * q
-        if np.linalg.norm(r) <= target:
-            return project(x)
-        z = project(inverse * r)
-        rz_next = r @ z
-        p = z + (rz_next / rz) * p
-        rz = rz_next
-    return None
+    found = conjugate_gradients(lambda x: L @ x - shift * x, project(rhs), precondition=lambda r: inverse * r,
+                                project=project, tolerance=SOLVE_TOLERANCE, max_iter=SOLVE_MAX_ITER)
+    return found.solution if found.converged else None
 
 
 def shamir_tishby_scores(W_hat) -> np.ndarray:
