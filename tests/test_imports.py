@@ -128,3 +128,41 @@ def test_validation_depends_on_no_capability():
     capabilities = {"info", "markers", "ranking", "differences", "judgments", "datasets", "cli", "io"}
     imported = _graph()["paucity._validation"]
     assert not {module for module in imported if module.split(".")[1] in capabilities}, imported
+
+
+def _private_reaches(module: str) -> list[str]:
+    """``obj._name`` in ``module`` where ``_name`` is private to another module: not an attribute of ``self`` or
+    ``cls``, and named nowhere in the module itself (its own classes and functions may share their privates)."""
+    tree = ast.parse(MODULES[module].read_text())
+    own = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            own.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            own.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            own.add(node.id)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls", "sys"):
+                continue
+            if node.attr not in own:
+                found.append(f"{module}:{node.lineno} reads {ast.unparse(node.value)}.{node.attr}")
+    return found
+
+
+def test_the_human_loop_reaches_into_no_other_modules_private_names():
+    """The clustering session, its estimator, its pages and its commands talk through public names only: the
+    estimator through the LoopBackend protocol, the session through its rooms' public methods, the store's rooms
+    through the store's public statements."""
+    rooms = ("paucity.clustering", "paucity.serve", "paucity.cli", "paucity.io")
+    offenders = [found for name in sorted(MODULES) if name.startswith(rooms) for found in _private_reaches(name)]
+    assert not offenders, offenders
+
+
+def test_a_reach_into_a_private_name_is_seen(tmp_path, monkeypatch):
+    path = tmp_path / "reach.py"
+    path.write_text("def f(session):\n    return session._loop\n")
+    monkeypatch.setitem(MODULES, "paucity.reach", path)
+    assert _private_reaches("paucity.reach") == ["paucity.reach:2 reads session._loop"]

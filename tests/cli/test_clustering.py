@@ -531,7 +531,7 @@ def test_the_asks_of_an_annotator_who_left_are_withdrawn(study):
         (["unknown.csv"], ["names 'zz'", "not an item of the session"]),
         (["never.csv"], ["withdraws", "does not wait for an answer", "Nothing was withdrawn"]),
         (["answered.csv"], ["answered already"]),
-        (["twice.csv"], ["named by rows 1 and 2 but was asked once"]),
+        (["twice.csv"], ["named by data rows 1 and 2 but was asked once"]),
         (["header.csv"], ["has a header but no rows"]),
         (["empty.csv"], ["is empty"]),
         (["missing.csv"], ["missing.csv"]),

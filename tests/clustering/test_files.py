@@ -141,7 +141,7 @@ def test_both_spellings_of_one_column_are_refused(tmp_path, role):
 def test_a_named_column_must_exist(tmp_path):
     path = tmp_path / "W.csv"
     path.write_text("i,j,value\na,b,0.5\n")
-    with pytest.raises(InputError, match="no column 'sim' \\(the value column\\)"):
+    with pytest.raises(InputError, match="no column 'sim' \\(the value column"):
         read_similarities(path, value_column="sim")
 
 
@@ -167,7 +167,7 @@ def test_reading_pairs(tmp_path):
     (tmp_path / "bad.csv").write_text("i,j\na,b\nc,\n")
     with pytest.raises(InputError, match="no item name in column 'j', data row 2; name both items"):
         read_pairs(tmp_path / "bad.csv")
-    with pytest.raises(InputError, match="no column 'i' \\(the i column\\).*Name the columns of the two items\\."):
+    with pytest.raises(InputError, match="no column 'i' \\(the i column, i_column=\\)"):
         read_pairs(tmp_path / "p.tsv")
     (tmp_path / "header.csv").write_text("i,j\n")
     with pytest.raises(ReaderError, match="a header but no rows"):

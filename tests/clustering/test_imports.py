@@ -9,7 +9,8 @@ import paucity.clustering
 
 
 MODULES = ["paucity.clustering", *(f"paucity.clustering.{m}"
-                                  for m in ("spectral", "scores", "metrics", "oracles", "estimates", "store", "active"))]
+                                  for m in ("spectral", "scores", "metrics", "oracles", "estimates", "store", "active", "settings",
+                                           "tables", "backend", "session", "annotation"))]
 
 
 def test_import_loads_no_database_layer():

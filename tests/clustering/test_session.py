@@ -193,12 +193,12 @@ def test_answers_read_again_are_recorded_once_and_empty_values_wait(database):
 @pytest.mark.parametrize(
     "edit, words",
     [
-        (lambda a: a.assign(i=["zz"] + list(a["i"].iloc[1:])), ["row 0 names 'zz'", "not an item"]),
+        (lambda a: a.assign(i=["zz"] + list(a["i"].iloc[1:])), ["data row 1 names 'zz'", "not an item"]),
         (lambda a: a.assign(j=a["i"]), ["pairs", "with itself"]),
         (lambda a: a.assign(value=[1.5] + [0.5] * (len(a) - 1)), ["1.5", "in [0, 1]"]),
         (lambda a: a.assign(value=[np.inf] + [0.5] * (len(a) - 1)), ["inf", "in [0, 1]"]),
-        (lambda a: a.assign(value=["nan"] + [0.5] * (len(a) - 1)), ["row 0 has 'nan' as its value"]),
-        (lambda a: pd.concat([a, a.iloc[:1].assign(value=0.25)], ignore_index=True), ["rows 0 and 5", "asked once"]),
+        (lambda a: a.assign(value=["nan"] + [0.5] * (len(a) - 1)), ["has 'nan' in column 'value', data row 1"]),
+        (lambda a: pd.concat([a, a.iloc[:1].assign(value=0.25)], ignore_index=True), ["data rows 1 and 6", "asked once"]),
         (lambda a: pd.concat([a, pd.DataFrame({"i": ["p00"], "j": ["p11"], "value": [0.5]})], ignore_index=True),
          ["('p00', 'p11')", "never asked"]),
         (lambda a: a.drop(columns="value"), ["no column 'value'"]),
@@ -421,17 +421,17 @@ def test_withdrawing_every_ask_gives_the_same_pairs_again(database):
 @pytest.mark.parametrize(
     "edit, error, words",
     [
-        (lambda a: a.assign(i=["zz"] + list(a["i"].iloc[1:])), InputError, ["row 0 names 'zz'", "not an item"]),
-        (lambda a: a.assign(j=a["i"]), InputError, ["row 0 pairs", "with itself"]),
+        (lambda a: a.assign(i=["zz"] + list(a["i"].iloc[1:])), InputError, ["data row 1 names 'zz'", "not an item"]),
+        (lambda a: a.assign(j=a["i"]), InputError, ["data row 1 pairs", "with itself"]),
         ("never", InputError,
-         ["row 5 withdraws ('NEVER_I', 'NEVER_J'), which does not wait for an answer (it was never asked, or was "
+         ["data row 6 withdraws ('NEVER_I', 'NEVER_J'), which does not wait for an answer (it was never asked, or was "
           "withdrawn); withdraw only pairs that wait for an answer (5 do). Nothing was withdrawn."]),
         (lambda a: pd.concat([a, a.iloc[[2]]], ignore_index=True), InputError,
-         ["row 5 withdraws", "named by rows 2 and 5 but was asked once"]),
-        ("answered", InputError, ["row 0 withdraws", "answered already"]),
+         ["data row 6 withdraws", "named by data rows 3 and 6 but was asked once"]),
+        ("answered", InputError, ["data row 1 withdraws", "answered already"]),
         (lambda a: a.iloc[:0], InputError, ["names no pair to withdraw", "pairs=None"]),
         (lambda a: a.drop(columns="j"), InputError, ["no column 'j'"]),
-        (lambda a: a.assign(i=[None] + list(a["i"].iloc[1:])), InputError, ["row 0 has no item in column 'i'"]),
+        (lambda a: a.assign(i=[None] + list(a["i"].iloc[1:])), InputError, ["no item name in column 'i', data row 1"]),
         (lambda a: a.to_numpy(), InputTypeError, ["pandas DataFrame with columns i and j"]),
     ],
 )

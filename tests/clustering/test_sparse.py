@@ -14,7 +14,7 @@ from paucity.clustering.estimates import RunningEstimates
 from paucity.clustering.scores import iu_red_direction, nearest_to_boundary
 from paucity.clustering.sparse import Touched
 from paucity.clustering.spectral import components, fiedler_of
-from paucity.clustering.tracking import SparseTracker
+from paucity.clustering.sparse import SparseTracker
 
 from .test_kernels import reference_top
 

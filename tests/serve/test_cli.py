@@ -141,9 +141,9 @@ def test_a_usage_error_of_a_subcommand_points_at_its_own_help_and_a_bad_port_is_
     from paucity._errors import ParameterError
 
     runner = CliRunner()
-    result = runner.invoke(app, ["serve", "annotate", str(tmp_path / "s.db"), "--lease-seconds", "1"])
+    result = runner.invoke(app, ["serve", "annotate", str(tmp_path / "s.db"), "--bogus-option", "1"])
     assert result.exit_code == 2
-    assert "No such option: --lease-seconds (see paucity serve annotate --help)" in result.stderr
+    assert "No such option: --bogus-option (see paucity serve annotate --help)" in result.stderr
     result = runner.invoke(app, ["cluster-session", "ask", str(tmp_path / "s.db"), "--bogus"])
     assert result.exit_code == 2 and "(see paucity cluster-session ask --help)" in result.stderr
     from paucity.cli._command import one_line_errors

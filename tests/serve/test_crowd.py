@@ -172,7 +172,9 @@ def test_gold_pairs_measure_accuracy_never_count_and_excluded_answers_leave_the_
             pair = names(reply)
             known = truth.get(pair) if pair in truth else truth.get(pair[::-1])
             if known is not None:
-                seen_gold[who] += 1
+                # a gold pair on the annotator's screen (the learner may also ask a gold pair as a real one, which
+                # its answer is then: bob answers against the truth either way)
+                seen_gold[who] += session.session.gold_pair(who, take=False) is not None
                 value = 9 - known if wrong else known
             else:
                 value = 9 if pair[0][5] == pair[1][5] or abs(int(pair[0][5:]) - int(pair[1][5:])) < 6 else 0
@@ -237,7 +239,7 @@ def test_instructions_and_examples_are_shown_and_raw_html_is_not_run(tmp_path):
     assert "<script>" not in me["instructions"] and "&lt;script&gt;" in me["instructions"]
     assert [(e["i"]["name"], e["j"]["name"], e["answer"], e["note"]) for e in me["examples"]] == [
         ("photo00", "photo01", 9, "the same kitchen"), ("photo00", "photo11", 0, None)]
-    with pytest.raises(ValueError, match="examples row 0: 'zz' is not an item"):
+    with pytest.raises(ValueError, match="examples data row 1: 'zz' is not an item"):
         AnnotationSession(tmp_path / "s.db", items_table(), examples=examples.assign(i=["zz", "photo00"]))
-    with pytest.raises(ValueError, match="examples row 1 has the answer 10"):
+    with pytest.raises(ValueError, match="examples has the answer 10 in column 'answer', data row 2"):
         AnnotationSession(tmp_path / "s.db", items_table(), examples=examples.assign(answer=[9, 10]))

@@ -1,43 +1,32 @@
-"""The options of a clustering session, defined once: ``paucity cluster-session`` and ``paucity serve annotate``.
+"""The options of the active loop's settings, derived from their one declaration (:class:`~paucity.clustering.SessionSettings`).
 
-Each is a typer option object used as the default of a parameter in both
-commands, and :func:`session_settings` turns their values into the keyword
-arguments of :meth:`paucity.clustering.ClusteringSession.create` (None: not
-given, so the session's default when it starts, and no check when it resumes).
+:func:`loop_settings` gives a command one option per setting — its spelling
+(``--batch-size``), its help and how its text is read (``iu-red`` is
+``iu_red``; a budget is an integer or a fraction) all come from the
+declaration — and hands the command a ``settings`` dict of the library's
+values. ``paucity cluster-active`` takes the estimator's settings with their
+defaults; ``paucity cluster-session start`` and ``paucity serve annotate``
+take a session's, each left out unless given (the session's default when it
+starts, no check when it resumes). A setting added to the declaration is an
+option of these commands with no change here.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from .._errors import ParameterError
+from .._errors import NoSessionError, ParameterError
+from ..clustering.settings import Setting, settings_for
 
-__all__ = [
-    "STRATEGIES", "STRATEGY_HELP", "BUDGET_HELP", "REPEATS_HELP", "BATCH_HELP", "INTERLEAVE_HELP", "N_CLUSTERS_HELP",
-    "ITEMS", "ITEM_COLUMN", "BUDGET", "BATCH_SIZE", "STRATEGY", "REPEATS", "INTERLEAVE", "N_CLUSTERS", "RANDOM_STATE",
-    "PRICE", "CUT", "CUT_HELP", "strategy_name", "parse_budget", "session_settings", "open_or_explain",
-]
+__all__ = ["loop_settings", "ITEMS", "ITEM_COLUMN", "open_or_explain"]
 
-#: --strategy on the command line -> the library's name.
-STRATEGIES = {"iu-red": "iu_red", "shamir-tishby": "shamir_tishby", "random": "random"}
-
-STRATEGY_HELP = "iu-red (the seed's IU-RED, Algorithm 1), shamir-tishby (S&T, Algorithm 2) or random."
-BUDGET_HELP = (
-    "Measurements to make: an integer (e.g. 300), or a fraction of the n(n-1)/2 pairs (times --repeats) written "
-    "with a decimal point (e.g. 0.2; 1.0 is every pair)."
-)
-REPEATS_HELP = "The most measurements of one pair; above 1, uncertain pairs that matter are measured again (§2.5)."
-BATCH_HELP = "Pairs chosen per eigen-update (the best ones)."
-INTERLEAVE_HELP = "Alternate the strategy's pairs with random ones (the seed's interleave variants)."
-N_CLUSTERS_HELP = "Number of clusters; more than 2 by recursive bisection of the largest cluster."
-CUT_HELP = (
-    "How the labels are read off each split: sign (of v2, the seed's rule), ratio (the best RatioCut threshold) "
-    "or normalized (the normalized Laplacian's vector, best normalized cut)."
-)
-_FIXED = " Fixed when the session starts; a value that differs from the session's is refused."
+_FIXED = "Fixed when the session starts; a value that differs from the session's is refused."
+_EXTENDED = "(paucity cluster-session extend raises it.)"
 
 ITEMS: Optional[Path] = typer.Option(
     None,
@@ -47,78 +36,73 @@ ITEMS: Optional[Path] = typer.Option(
     show_default=False,
 )
 ITEM_COLUMN: Optional[str] = typer.Option(None, "--item-column", help="The column of --items holding the names.")
-BUDGET: Optional[str] = typer.Option(
-    None, "--budget", help=BUDGET_HELP + " Default 0.1." + _FIXED + " (paucity cluster-session extend raises it.)",
-    show_default=False,
-)
-BATCH_SIZE: Optional[int] = typer.Option(
-    None,
-    "--batch-size",
-    help="The most pairs waiting for an answer at once, all annotators together; new pairs are chosen by one "
-    "eigen-update when fewer wait. At least the number of people answering at the same time (default 20)." + _FIXED,
-    show_default=False,
-)
-STRATEGY: Optional[str] = typer.Option(None, "--strategy", help=STRATEGY_HELP + " Default iu-red." + _FIXED,
-                                       show_default=False)
-REPEATS: Optional[int] = typer.Option(None, "--repeats", help=REPEATS_HELP + " Default 1." + _FIXED,
-                                      show_default=False)
-INTERLEAVE: Optional[bool] = typer.Option(None, "--interleave/--no-interleave", help=INTERLEAVE_HELP + _FIXED,
-                                          show_default=False)
-N_CLUSTERS: Optional[int] = typer.Option(None, "--n-clusters", help=N_CLUSTERS_HELP + " Default 2." + _FIXED,
-                                         show_default=False)
-RANDOM_STATE: Optional[int] = typer.Option(
-    None, "--random-state", help="Seed of the random choices (drawn when not given)." + _FIXED, show_default=False
-)
-CUT: Optional[str] = typer.Option(
-    None, "--cut", help=CUT_HELP + " It changes the clusters shown, not the pairs asked. Default sign." + _FIXED,
-    show_default=False,
-)
-PRICE: Optional[float] = typer.Option(
-    None, "--price", help="The price of one answer, for the session's cost (default 0)." + _FIXED, show_default=False
-)
 
 
-def strategy_name(text: str) -> str:
-    """``--strategy`` as the library names it (iu-red -> iu_red)."""
-    key = text.strip().lower().replace("_", "-")
-    if key not in STRATEGIES:
-        raise ParameterError(f"--strategy must be iu-red, shamir-tishby or random, got {text!r}.")
-    return STRATEGIES[key]
+def _shown_default(s: Setting, scope: str) -> str:
+    if s.default_help is not None:
+        return s.default_help
+    value = s.default_for(scope)
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def parse_budget(text: str):
-    """An integer budget (measurements), or a fraction written with a decimal point."""
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        raise ParameterError(
-            f"--budget must be a number of measurements (e.g. 300) or a fraction of the pairs (e.g. 0.2), got {text!r}."
-        ) from None
+def _option(s: Setting, scope: str):
+    """The typer option of one setting: as a session takes it (left out unless given) or as the estimator does."""
+    session = scope == "session"
+    decls = [f"{s.option}/--no-{s.option[2:]}"] if s.kind is bool and session else [s.option]
+    if session:
+        fixed = _FIXED if s.fixed else _EXTENDED
+        text = f"{s.help_for(scope)} Default: {_shown_default(s, scope)}. {fixed}"
+        return typer.Option(None, *decls, help=text, show_default=False)
+    default = s.default_for(scope)
+    shown = default if s.parse is None or default is None else _shown_default(s, scope)
+    text = s.help if default is not None else f"{s.help} Default: {_shown_default(s, scope)}."
+    return typer.Option(shown, *decls, help=text, show_default=default is not None)
 
 
-def session_settings(*, strategy=None, budget=None, batch_size=None, repeats=None, interleave=None, n_clusters=None,
-                     random_state=None, price=None, cut=None) -> dict:
-    """The session's keyword arguments from the options' values (each None when not given)."""
-    if interleave and strategy is not None and strategy_name(strategy) == "random":
-        raise ParameterError(
-            "--interleave alternates the strategy's pairs with random ones, so with --strategy random it changes "
-            "nothing; leave --interleave out or choose another --strategy."
-        )
-    return {
-        "strategy": None if strategy is None else strategy_name(strategy),
-        "budget": None if budget is None else parse_budget(budget),
-        "batch_size": batch_size,
-        "repeats": repeats,
-        "interleave": interleave,
-        "n_clusters": n_clusters,
-        "random_state": random_state,
-        "price": price,
-        "cut": cut,
-    }
+def _annotation(s: Setting, scope: str):
+    kind = s.kind if s.parse is None else str  # a parsed setting is typed as text
+    return Optional[kind] if scope == "session" or s.default_for(scope) is None else kind
+
+
+def loop_settings(scope: str):
+    """Give a command an option per setting of ``scope`` (``"session"`` or ``"estimator"``); the command receives
+    them as its ``settings`` parameter, ``{name: value}`` in the library's words, a session's setting left out
+    when not given.
+
+    Examples
+    --------
+    >>> @loop_settings("session")
+    ... def start(database: str, settings: dict):
+    ...     return settings
+    >>> start(database="s.db", strategy="shamir-tishby", budget="0.2", batch_size=None, repeats=None,
+    ...       interleave=None, n_clusters=None, random_state=None, price=None, lease_seconds=None, cut=None)
+    {'strategy': 'shamir_tishby', 'budget': 0.2}
+    """
+    declared = settings_for(scope)
+
+    def decorate(command):
+        signature = inspect.signature(command, eval_str=True)
+        kept = [p for p in signature.parameters.values() if p.name != "settings"]
+        added = [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=_option(s, scope),
+                                   annotation=_annotation(s, scope)) for s in declared]
+
+        @functools.wraps(command)
+        def run(**values):
+            from ._command import one_line_errors
+
+            given = {s.name: values.pop(s.name, None) for s in declared}
+            with one_line_errors(spelling={s.name: s.option for s in declared}):
+                settings = {s.name: s.read(given[s.name]) for s in declared if given[s.name] is not None}
+                if settings.get("interleave") and settings.get("strategy") == "random":
+                    from ..clustering._checks import check_interleave
+
+                    check_interleave("random", True, owner=command.__name__)
+            return command(**values, settings=settings)
+
+        run.__signature__ = signature.replace(parameters=[*kept, *added])
+        return run
+
+    return decorate
 
 
 def open_or_explain(database: str, **settings):
@@ -127,9 +111,7 @@ def open_or_explain(database: str, **settings):
 
     try:
         return ClusteringSession.open(database, **settings)
-    except Exception as error:
-        if "holds no session" in str(error):
-            raise ParameterError(
-                f"{database} holds no session yet; give --items (the names of the items to cluster) to start one."
-            ) from None
-        raise
+    except NoSessionError:
+        raise ParameterError(
+            f"{database} holds no session yet; give --items (the names of the items to cluster) to start one."
+        ) from None

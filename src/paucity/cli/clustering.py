@@ -20,38 +20,17 @@ from typing import Optional
 import typer
 
 from .._errors import ParameterError
+from ..clustering.settings import setting
 from ._command import PaucityCommand, PaucityGroup, one_line_usage, one_line_errors
 from ._options import quiet
-from ._session_options import (
-    BATCH_HELP,
-    BATCH_SIZE,
-    BUDGET,
-    BUDGET_HELP,
-    INTERLEAVE,
-    INTERLEAVE_HELP,
-    ITEM_COLUMN,
-    ITEMS,
-    N_CLUSTERS,
-    CUT,
-    CUT_HELP,
-    N_CLUSTERS_HELP,
-    PRICE,
-    RANDOM_STATE,
-    REPEATS,
-    REPEATS_HELP,
-    STRATEGY,
-    STRATEGY_HELP,
-    open_or_explain,
-    parse_budget,
-    session_settings,
-    strategy_name,
-)
+from ._loop_settings import ITEM_COLUMN, ITEMS, loop_settings, open_or_explain
 
 __all__ = ["cluster_active", "cluster_session"]
 
 _SHOWN_PAIRS = 20  # pairs printed before "... and N more"
 
 
+@loop_settings("estimator")
 def cluster_active(
     similarities: Path = typer.Argument(
         ...,
@@ -59,13 +38,6 @@ def cluster_active(
         "in the first column and the header, or long, one row per pair with columns i, j and value.",
         show_default=False,
     ),
-    budget: str = typer.Option("0.1", "--budget", help=BUDGET_HELP),
-    strategy: str = typer.Option("iu-red", "--strategy", help=STRATEGY_HELP),
-    repeats: int = typer.Option(1, "--repeats", help=REPEATS_HELP + " Useful with --concentration."),
-    batch_size: int = typer.Option(1, "--batch-size", help=BATCH_HELP + " 1 is the seed's algorithm exactly."),
-    interleave: bool = typer.Option(False, "--interleave", help=INTERLEAVE_HELP),
-    n_clusters: int = typer.Option(2, "--n-clusters", help=N_CLUSTERS_HELP),
-    cut: str = typer.Option("sign", "--cut", help=CUT_HELP),
     concentration: Optional[float] = typer.Option(
         None,
         "--concentration",
@@ -79,7 +51,6 @@ def cluster_active(
         help="With --concentration: the probability that an answer is 1 - w (an adversarial worker). Default 0.",
         show_default=False,
     ),
-    random_state: Optional[int] = typer.Option(None, "--random-state", help="Seed of the random choices and the noise."),
     i_column: Optional[str] = typer.Option(None, "--i-column", help="Long table: the first item's column (default i)."),
     j_column: Optional[str] = typer.Option(None, "--j-column", help="Long table: the second item's column (default j)."),
     value_column: Optional[str] = typer.Option(
@@ -91,6 +62,7 @@ def cluster_active(
     out: Path = typer.Option(
         Path("labels.csv"), "--out", "-o", help="Where to write item, label, reference and embedding (CSV)."
     ),
+    settings: dict = None,
 ) -> None:
     """Simulate active spectral clustering on a complete similarity matrix, with its error curve.
 
@@ -99,7 +71,8 @@ def cluster_active(
     reference label (the clustering of the complete matrix) and embedding (v2 of the final estimate: its sign
     is the cluster, its size how far the item sits from the boundary). Written to --history: n_queries,
     fraction (of the pairs), n_components and error (the fraction of items misclustered against the
-    reference) after every eigen-update. Nothing is written when the command fails.
+    reference) after every eigen-update. --random-state also seeds the noise of --concentration, and
+    --repeats above 1 is useful with it. Nothing is written when the command fails.
 
     \b
     Examples:
@@ -117,17 +90,10 @@ def cluster_active(
         matrix = read_similarities(similarities, i_column=i_column, j_column=j_column, value_column=value_column)
         result = simulate(
             matrix,
-            strategy=strategy_name(strategy),
-            budget=parse_budget(budget),
-            repeats=repeats,
-            batch_size=batch_size,
-            interleave=interleave,
-            n_clusters=n_clusters,
-            cut=cut,
             concentration=concentration,
             adversarial=0.0 if adversarial is None else adversarial,
-            random_state=random_state,
             progress=not quiet(),
+            **settings,
         )
         io.write_csv(result.to_frame(), out, index=False)
         io.write_csv(result.history, history, index=False)
@@ -191,24 +157,17 @@ _ASKS_OUT = typer.Option(
 
 
 @cluster_session.command("start", cls=PaucityCommand)
+@loop_settings("session")
 def session_start(
     database: str = _DATABASE,
     items: Optional[Path] = ITEMS,
     item_column: Optional[str] = ITEM_COLUMN,
-    strategy: Optional[str] = STRATEGY,
-    budget: Optional[str] = BUDGET,
-    batch_size: Optional[int] = BATCH_SIZE,
-    repeats: Optional[int] = REPEATS,
-    interleave: Optional[bool] = INTERLEAVE,
-    n_clusters: Optional[int] = N_CLUSTERS,
-    cut: Optional[str] = CUT,
-    random_state: Optional[int] = RANDOM_STATE,
-    price: Optional[float] = PRICE,
     annotator: Optional[str] = _ANNOTATOR,
     n: Optional[int] = typer.Option(
         None, "-n", "--n-pairs", help="Pairs for this annotator (default: --batch-size).", show_default=False
     ),
     out: Path = _ASKS_OUT,
+    settings: dict = None,
 ) -> None:
     """Start a session over the items of --items, and write its first pairs to ask.
 
@@ -224,15 +183,12 @@ def session_start(
     """
     from .. import io
     from ..clustering import ClusteringSession, read_items
-    from ..clustering.session import check_annotator
+    from ..clustering.session.rules import check_annotator
 
     with one_line_errors(spelling=True):
         out = io.check_output_path(out, option="--out")
         if item_column is not None and items is None:
             raise ParameterError("--item-column names the item column of --items; give --items too, or leave it out.")
-        settings = session_settings(strategy=strategy, budget=budget, batch_size=batch_size, repeats=repeats,
-                                    interleave=interleave, n_clusters=n_clusters, random_state=random_state,
-                                    price=price, cut=cut)
         who = check_annotator(_annotator(annotator, out))  # every input checked before the database is touched
         _check_n(n)
         if items is not None:
@@ -443,7 +399,8 @@ def _write_table(table, path: Path) -> None:
 @cluster_session.command("extend", cls=PaucityCommand)
 def session_extend(
     database: str = _DATABASE,
-    budget: str = typer.Option(..., "--budget", help=BUDGET_HELP + " Larger than the session's.", show_default=False),
+    budget: str = typer.Option(..., "--budget", help=setting("budget").help + " Larger than the session's.",
+                               show_default=False),
 ) -> None:
     """Raise a session's budget (a finished session continues); the only setting that changes after the start.
 
@@ -456,7 +413,7 @@ def session_extend(
     with one_line_errors(spelling=True):
         with ClusteringSession.open(database) as session:
             before = session.budget
-            session.extend(parse_budget(budget))
+            session.extend(setting("budget").read(budget))
     if not quiet():
         typer.echo(f"{database}: the budget is {session.budget} measurements (was {before})")
 

@@ -9,21 +9,7 @@ import typer
 
 from ._command import PaucityCommand, PaucityGroup, one_line_errors
 from ._options import quiet
-from ._session_options import (
-    BATCH_SIZE,
-    BUDGET,
-    INTERLEAVE,
-    ITEM_COLUMN,
-    ITEMS,
-    N_CLUSTERS,
-    CUT,
-    PRICE,
-    RANDOM_STATE,
-    REPEATS,
-    STRATEGY,
-    open_or_explain,
-    session_settings,
-)
+from ._loop_settings import ITEM_COLUMN, ITEMS, loop_settings, open_or_explain
 
 __all__ = ["serve"]
 
@@ -122,6 +108,7 @@ def serve_markers(
 serve.command("markers", cls=PaucityCommand)(serve_markers)
 
 
+@loop_settings("session")
 def serve_annotate(
     database: str = typer.Argument(
         ...,
@@ -156,17 +143,9 @@ def serve_annotate(
         "clustering.", show_default=False,
     ),
     gold_rate: float = typer.Option(0.1, "--gold-rate", help="The share of gold pairs in each annotator's queue."),
-    price: Optional[float] = PRICE,
-    budget: Optional[str] = BUDGET,
-    batch_size: Optional[int] = BATCH_SIZE,
-    strategy: Optional[str] = STRATEGY,
-    repeats: Optional[int] = REPEATS,
-    interleave: Optional[bool] = INTERLEAVE,
-    n_clusters: Optional[int] = N_CLUSTERS,
-    cut: Optional[str] = CUT,
-    random_state: Optional[int] = RANDOM_STATE,
     host: str = typer.Option("127.0.0.1", "--host", help=_HOST_HELP),
     port: int = typer.Option(0, "--port", help="Port to listen on; 0 picks a free one."),
+    settings: dict = None,
 ) -> None:
     """Collect similarity answers from people in the browser, for a clustering session.
 
@@ -188,15 +167,12 @@ def serve_annotate(
     with one_line_errors(spelling=True):
         _require_web()
         from .. import io
-        from ..serve import AnnotationSession
+        from ..clustering import AnnotationSession
         from ..serve.access import is_loopback, new_token
         from ..serve.annotate import annotate_app
         from ..serve.server import bind, serve as run, url_of
 
-        settings = session_settings(strategy=strategy, budget=budget, batch_size=batch_size, repeats=repeats,
-                                    interleave=interleave, n_clusters=n_clusters, random_state=random_state,
-                                    price=price, cut=cut)
-        given = {k: v for k, v in settings.items() if v is not None}
+        given = settings
         if item_column is not None and items is None:
             from .._errors import ParameterError
 
@@ -208,9 +184,7 @@ def serve_annotate(
         if items is None:  # a session that does not exist: say so before listening
             open_or_explain(database, **given).close()
         else:
-            table = io.read_frame(items, text_columns=[item_column] if item_column else [])
-            first = item_column or table.columns[0]
-            table = io.read_frame(items, text_columns=[first, "text", "image"])
+            table = io.read_frame(items, text_columns=[item_column if item_column else 0, "text", "image"])
         sock = bind(host, port)
         try:
             session = AnnotationSession(database, table, item_column=item_column, media=media, instructions=text,

@@ -25,7 +25,12 @@ choose which ones to measure.
 - :class:`ClusteringSession`: a session in a database, by item names, shared
   by any number of processes (``ask``, ``record``, ``withdraw``, ``status``);
   what ``paucity cluster-session`` and ``paucity serve annotate`` run, with
-  the readers :func:`read_items`, :func:`read_answers` and :func:`read_pairs`.
+  the tables :class:`Items`, :class:`Answers`, :class:`Pairs`, :class:`GoldPairs` and
+  :class:`ExamplePairs` (each built once by ``from_frame``) and the readers
+  :func:`read_items`, :func:`read_answers` and :func:`read_pairs`.
+- :class:`SessionSettings` (and :data:`SETTINGS`): every setting of the loop,
+  declared once; :class:`LoopBackend`: the protocol between the estimator and
+  where its asks and answers live (:class:`InMemoryBackend`, or a session).
 """
 
 from .._lazy import lazy_names
@@ -44,15 +49,23 @@ _WHERE = {
     "BetaNoise": "oracles",
     "MeasurementStore": "store",
     "SimilarityEstimates": "estimates",
-    "read_similarities": "files",
-    "similarities_from_frame": "files",
-    "read_items": "files",
-    "read_answers": "files",
-    "read_pairs": "files",
+    "read_similarities": "similarities",
+    "similarities_from_frame": "similarities",
+    "read_items": "tables",
+    "read_answers": "tables",
+    "read_pairs": "tables",
+    "Items": "tables",
+    "Answers": "tables",
+    "Pairs": "tables",
+    "GoldPairs": "tables",
+    "ExamplePairs": "tables",
+    "LoopBackend": "backend",
+    "InMemoryBackend": "backend",
     "simulate": "simulation",
     "ClusteringSimulation": "simulation",
     "ClusteringSession": "session",
-    "SessionSettings": "session",
+    "SessionSettings": "settings",
+    "SETTINGS": "settings",
     "SessionAsks": "session",
     "SessionAnswers": "session",
     "SessionWithdrawal": "session",
@@ -60,6 +73,7 @@ _WHERE = {
     "SessionClusters": "session",
     "SessionExistsError": "session",
     "SessionQuality": "agreement",
+    "AnnotationSession": "annotation",
     "next_pairs": "session",
     "record_answers": "session",
     "withdraw_asks": "session",

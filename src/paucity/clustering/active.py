@@ -11,10 +11,12 @@ from threadpoolctl import threadpool_limits
 
 from .._errors import ParameterError
 from .._progress import progress_bar
-from .._validation import BOOLEAN, RANDOM_STATE, Instance, Interval, Options, validate_params
+from .._validation import BOOLEAN, Instance, validate_params
+from .backend import InMemoryBackend, LoopBackend
 from ._checks import check_n_items, check_pairs, check_values
 from .estimates import SimilarityEstimates
 from .loop import SHIFT_INVERT_BATCH, ActiveLoop, base_seed, new_loop, resolve_budget
+from .settings import constraints, estimator_init, hints, parameters_doc
 from .store import MeasurementStore
 
 __all__ = ["ActiveSpectralClustering", "SHIFT_INVERT_BATCH"]
@@ -33,44 +35,7 @@ class ActiveSpectralClustering(BaseEstimator):
 
     Parameters
     ----------
-    strategy : {"iu_red", "shamir_tishby", "random"}, default="iu_red"
-        ``"iu_red"``: the pair whose measurement most moves the item nearest
-        the cluster boundary, |dv̂₂(k_min)/dŵᵢⱼ| (Algorithm 1).
-        ``"shamir_tishby"``: the pair that most moves v̂₂ as a whole,
-        ‖dv̂₂/dŵᵢⱼ‖² (Algorithm 2). ``"random"``: uniformly random pairs.
-    interleave : bool, default=False
-        Alternate the strategy's pairs with uniformly random ones (the
-        measurements numbered 1, 3, 5, ... from 0 are random), as the seed's
-        "interleave" variants do.
-    budget : int or float, default=0.1
-        An int: the number of measurements. A float in (0, 1]: that fraction
-        of the n(n−1)/2 pairs, times ``repeats`` (rounded, at least 1).
-    repeats : int, default=1
-        The most measurements of one pair. With 1 each pair is measured at
-        most once (Algorithms 1 and 2). With R > 1, the noisy variant of
-        §2.5: Ŵ holds the median of each pair's measurements, and a step
-        maximizes σ̂ᵢⱼ · score, where σ̂ᵢⱼ = √(1/12) before any measurement and
-        s/√r after r (s the pooled standard deviation of the repeated pairs),
-        so a pair is measured again when it is uncertain and matters.
-    batch_size : int, default=1
-        Pairs chosen per eigen-update: the best ``batch_size`` pairs. 1 is the
-        seed's algorithm exactly; a crowd team sends out batches.
-    n_clusters : int, default=2
-        More than two by recursive bisection: the largest cluster is split
-        next by the v̂₂ of its own sub-matrix. Each split scores the pairs of
-        its items, and a step takes the best score over all splits.
-    cut : {"sign", "ratio", "normalized"}, default="sign"
-        How ``labels_`` are read off each split (see
-        :func:`~paucity.clustering.spectral_bisection`): the sign of v̂₂ (the
-        seed's rule), the best RatioCut threshold along v̂₂, or the best
-        normalized-cut threshold along the normalized Laplacian's vector. It
-        changes the labels (and the ``error`` of ``history_``), not which pairs
-        are measured.
-    random_state : int, numpy.random.Generator or None, default=None
-        Seeds the random choices (random strategy, interleaved slots, the
-        start). Each batch draws from a generator seeded by (seed, number of
-        the batch's first measurement), so a resumed session makes the same
-        choices as one never interrupted.
+    {settings}
     progress : bool, default=False
         Show a progress bar over the budget.
     store : str, os.PathLike, MeasurementStore or None, default=None
@@ -138,7 +103,7 @@ class ActiveSpectralClustering(BaseEstimator):
     random, two clusters), no n × n matrix at all: Ŵ is kept as its measured
     pairs and read as CSR, v̂₂ comes from warm-started LOBPCG and g from
     preconditioned conjugate gradients
-    (:class:`~paucity.clustering.tracking.SparseTracker`), and an update
+    (:class:`~paucity.clustering.sparse.SparseTracker`), and an update
     whose graph is disconnected, numerically too, measures pairs joining its
     parts. BLAS runs on one thread.
     The pairs
@@ -160,48 +125,15 @@ class ActiveSpectralClustering(BaseEstimator):
     (156, 0.0)
     """
 
+    # the settings of the loop are declared once, in SessionSettings: their defaults, checks, hints and docs
+    __init__ = estimator_init(progress=False, store=None)
     _parameter_constraints = {
-        "strategy": [Options("iu_red", "shamir_tishby", "random")],
-        "interleave": [BOOLEAN],
-        "budget": [Interval(numbers.Integral, 1, None), Interval(numbers.Real, 0, 1, closed="right")],
-        "repeats": [Interval(numbers.Integral, 1, None)],
-        "batch_size": [Interval(numbers.Integral, 1, None)],
-        "n_clusters": [Interval(numbers.Integral, 2, None)],
-        "cut": [Options("sign", "ratio", "normalized")],
-        "random_state": [RANDOM_STATE],
+        **constraints("estimator"),
         "progress": [BOOLEAN],
         "store": [None, Instance(str, os.PathLike, MeasurementStore,
                                  description="a file path, an SQLAlchemy URL or a MeasurementStore")],
     }
-    _parameter_hints = {
-        "budget": "Give a number of measurements (an int) or a fraction of the pairs (a float such as 0.1).",
-        "strategy": "IU-RED is the seed's method; S&T and random are its baselines.",
-        "cut": "sign is the seed's rule; ratio and normalized choose the threshold by RatioCut or NCut.",
-    }
-
-    def __init__(
-        self,
-        strategy="iu_red",
-        interleave=False,
-        budget=0.1,
-        repeats=1,
-        batch_size=1,
-        n_clusters=2,
-        random_state=None,
-        progress=False,
-        store=None,
-        cut="sign",
-    ):
-        self.strategy = strategy
-        self.interleave = interleave
-        self.budget = budget
-        self.repeats = repeats
-        self.batch_size = batch_size
-        self.n_clusters = n_clusters
-        self.random_state = random_state
-        self.progress = progress
-        self.store = store
-        self.cut = cut
+    _parameter_hints = hints("estimator")
 
     # -- the whole loop -------------------------------------------------------------------------------------------
     def fit(self, oracle, n_items=None, *, reference=None):
@@ -239,13 +171,13 @@ class ActiveSpectralClustering(BaseEstimator):
                 bar.advance(min(loop.n_measured, loop.budget))
                 pending = backend.pending()
                 if len(pending):  # asked before the interruption: ask again, in the same order
-                    backend.record(pending, _answers(oracle, pending), source, check=False)
+                    backend.record(pending, _answers(oracle, pending), source=source, check=False)
                     bar.advance(len(pending))
                 while loop.n_measured < loop.budget:
                     pairs = backend.choose(min(params["batch_size"], loop.budget - loop.n_measured))
                     if len(pairs) == 0:
                         break
-                    backend.record(pairs, _answers(oracle, pairs), source, check=False)
+                    backend.record(pairs, _answers(oracle, pairs), source=source, check=False)
                     bar.advance(len(pairs))
                 self._session = backend
                 self._publish(loop)
@@ -314,7 +246,7 @@ class ActiveSpectralClustering(BaseEstimator):
         pairs = check_pairs(pairs, backend.loop.n)
         values = check_values(values, len(pairs))
         try:
-            backend.record(pairs, values, source, check=True)
+            backend.record(pairs, values, source=source, check=True)
             with threadpool_limits(backend.loop.blas_threads, user_api="blas"):
                 self._publish(backend.loop)
         finally:
@@ -387,29 +319,28 @@ class ActiveSpectralClustering(BaseEstimator):
             raise NotFittedError(f"This ActiveSpectralClustering {why}.")
         return backend
 
-    def _backend(self, params, n_items, reference):
+    def _backend(self, params, n_items, reference) -> LoopBackend:
         """Where the loop's asks and answers live: this process (no store), or a ClusteringSession's database."""
         if reference is not None:
             reference = np.asarray(reference)
         if params["store"] is not None:
             from .session import ClusteringSession  # the session imports the loop, not this estimator
 
-            session = ClusteringSession._for_estimator(params, n_items)
+            session = ClusteringSession.for_estimator(params["store"], params, n_items=n_items)
             try:
-                session._loop_for_estimator(reference)
+                return session.backend(reference)
             except BaseException:
                 session.close()
                 raise
-            return _Stored(session)
         if n_items is None:
             raise ParameterError(
                 "ActiveSpectralClustering: the number of items is unknown; pass n_items=..., or an oracle with an "
                 "n_items attribute (MatrixOracle has one)."
             )
         n = check_n_items(n_items)
-        return _InMemory(new_loop(n, params, budget=resolve_budget(params["budget"], n, params["repeats"],
-                                                                   owner="ActiveSpectralClustering"),
-                                  seed=base_seed(params["random_state"]), reference=reference))
+        return InMemoryBackend(new_loop(n, params, budget=resolve_budget(params["budget"], n, params["repeats"],
+                                                                        owner="ActiveSpectralClustering"),
+                                        seed=base_seed(params["random_state"]), reference=reference))
 
     def _publish(self, loop: ActiveLoop, recluster: bool = True) -> None:
         if recluster or loop.last_labels is None or loop.cut != "sign":
@@ -424,62 +355,9 @@ class ActiveSpectralClustering(BaseEstimator):
         self.budget_ = loop.budget
 
 
-class _InMemory:
-    """The estimator's asks and answers, kept by its loop in this process."""
-
-    def __init__(self, loop: "ActiveLoop"):
-        self.loop = loop
-
-    def pending(self) -> np.ndarray:
-        return self.loop.pending_pairs()
-
-    def choose(self, n: int) -> np.ndarray:
-        loop = self.loop
-        remaining = loop.budget - loop.n_measured - loop.n_pending
-        return loop.ask(min(n, remaining)) if remaining > 0 else np.empty((0, 2), dtype=np.int64)
-
-    def record(self, pairs, values, source: str, *, check: bool) -> None:
-        if check:
-            self.loop.check_asked(pairs)
-        self.loop.record(pairs, values)
-
-    def withdraw(self, pairs):
-        if pairs is not None:
-            self.loop.check_asked(pairs, hint="withdraw() takes pairs that ask() returned and wait for an answer")
-        return self.loop.withdraw(pairs)
-
-    def close(self) -> None:
-        pass
-
-
-class _Stored:
-    """The estimator's asks and answers, kept by a ClusteringSession in its database (each call in its lock)."""
-
-    def __init__(self, session):
-        self.session = session
-
-    @property
-    def loop(self) -> "ActiveLoop":
-        return self.session._loop
-
-    def pending(self) -> np.ndarray:
-        return self.session._waiting_pairs()
-
-    def choose(self, n: int) -> np.ndarray:
-        return self.session._choose(n)
-
-    def record(self, pairs, values, source: str, *, check: bool) -> None:
-        self.session._record_pairs(pairs, values, source=source)
-
-    def withdraw(self, pairs):
-        return self.session._withdraw_pairs(pairs)
-
-    def close(self) -> None:
-        self.session.close()
-
-
 def _answers(oracle, pairs: np.ndarray) -> np.ndarray:
     values = oracle.query(pairs.copy())
     return check_values(values, len(pairs), name="the oracle's answers", source=type(oracle).__name__)
 
 
+ActiveSpectralClustering.__doc__ = ActiveSpectralClustering.__doc__.replace("{settings}", parameters_doc("estimator"))

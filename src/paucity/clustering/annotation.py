@@ -4,14 +4,14 @@ A :class:`~paucity.clustering.ClusteringSession` chooses the pairs, hands each
 waiting pair to one annotator at a time, records the answers with who gave
 them and when, and keeps the annotators (their tokens, paused or revoked),
 the gold pairs and their answers; this module shows them, mixes gold pairs
-into each annotator's queue, and renders the instructions.
+into each annotator's queue (:func:`~paucity.clustering.session.gold.gold_due`),
+and renders the instructions. The page itself, HTTP only, is
+:mod:`paucity.serve.annotate`.
 """
 
 from __future__ import annotations
 
-import math
 import numbers
-import re
 import threading
 import time
 from dataclasses import dataclass
@@ -20,41 +20,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._errors import InputError, ParameterError
+from .._errors import InputError, PairNotWaitingError, ParameterError
 from .._json import plain_number
+from .session.gold import GOLD_RATE, gold_due
+from .session.rules import check_annotator
+from .tables import SCALE, ExamplePairs, GoldPairs, Items
 
-__all__ = ["AnnotationSession", "Item", "SCALE", "GOLD_RATE", "check_annotator", "read_examples", "read_gold",
-           "render_instructions"]
-
-#: The answer scale: keys 0 (not similar at all) to 9 (the same), stored as key / SCALE in [0, 1].
-SCALE = 9
-#: The share of gold pairs in each annotator's queue, by default.
-GOLD_RATE = 0.1
+__all__ = ["AnnotationSession", "Item", "SCALE", "GOLD_RATE", "render_instructions"]
 #: How often the coordinator's agreement figures are computed again at most, in seconds (they read every answer).
 QUALITY_SECONDS = 10.0
-_ANNOTATOR = re.compile(r"^[\w][\w .@+-]{0,63}$")
 _IMAGE_ENDINGS = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg")
-
-
-def check_annotator(annotator) -> str:
-    """An annotator id: 1 to 64 letters, digits, spaces or ``_.@+-``, starting with a letter or digit.
-
-    Examples
-    --------
-    >>> from paucity.serve.annotation import check_annotator
-    >>> check_annotator("alice@lab")
-    'alice@lab'
-    >>> check_annotator("../root")
-    Traceback (most recent call last):
-    ...
-    paucity._errors.ParameterError: annotator must be 1 to 64 letters, digits, spaces or _.@+- (starting with a letter or digit), got '../root'.
-    """
-    if not isinstance(annotator, str) or not _ANNOTATOR.match(annotator):
-        shown = annotator[:40] if isinstance(annotator, str) else annotator
-        raise ParameterError(
-            f"annotator must be 1 to 64 letters, digits, spaces or _.@+- (starting with a letter or digit), got {shown!r}."
-        )
-    return annotator.strip()
 
 
 @dataclass(frozen=True)
@@ -129,7 +104,7 @@ class AnnotationSession:
                  instructions: str | None = None, examples: pd.DataFrame | None = None,
                  gold: pd.DataFrame | None = None, gold_rate: float = GOLD_RATE, **settings):
         from .._validation import Interval, check_parameter
-        from ..clustering import ClusteringSession
+        from .session import ClusteringSession
 
         self._media = None if media is None else Path(media).resolve()
         if self._media is not None and not self._media.is_dir():
@@ -149,46 +124,40 @@ class AnnotationSession:
         self._instructions = None if instructions is None else render_instructions(instructions)
         self._examples = [] if examples is None else self._read_examples(examples)
         if gold is not None:
-            self.session.add_gold(read_gold(gold))
+            self.session.add_gold(gold if isinstance(gold, GoldPairs) else GoldPairs.from_frame(gold))
         self._has_gold = len(self.session.gold()) > 0
         self._quality = None
         self._quality_lock = threading.Lock()
 
     # ------------------------------------------------------------------ items
-    def _read_items(self, frame: pd.DataFrame, item_column):
-        if not isinstance(frame, pd.DataFrame) or frame.shape[1] == 0:
-            raise InputError("items must be a table with a header row and the item names in its first column.")
-        column = item_column if item_column is not None else frame.columns[0]
-        if column not in frame.columns:
-            raise InputError(f"the items table has no column {column!r}; its columns are {list(frame.columns)[:10]}.")
-        names = [str(name) for name in frame[column]]
-        texts = frame["text"] if "text" in frame.columns else None
-        images = frame["image"] if "image" in frame.columns else None
+    def _read_items(self, frame, item_column):
+        table = frame if isinstance(frame, Items) else Items.from_frame(frame, item=item_column)
         items = {}
-        for k, name in enumerate(names):
-            text = None if texts is None or pd.isna(texts.iloc[k]) else str(texts.iloc[k])
+        for k, name in enumerate(table.names):
+            text = None if table.texts is None else table.texts[k]
             image = None
-            if images is not None and not pd.isna(images.iloc[k]):
-                image = self._media_file(str(images.iloc[k]), row=k + 1)
-            elif images is None and self._media is not None and name.lower().endswith(_IMAGE_ENDINGS):
+            if table.images is not None and table.images[k] is not None:
+                image = self._media_file(table.images[k], row=k + 1)
+            elif table.images is None and self._media is not None and name.lower().endswith(_IMAGE_ENDINGS):
                 if (self._media / name).is_file():
                     image = self._media_file(name, row=k + 1)
             items[name] = Item(name, text, image)
-        return items, names
+        return items, list(table.names)
 
     def _media_file(self, name: str, *, row: int) -> str:
         if self._media is None:
             raise ParameterError("the items table has an image column but no media folder was given; give --media.")
         path = (self._media / name).resolve()
         if not path.is_relative_to(self._media) or not path.is_file():
-            raise InputError(f"items row {row}: the image {name!r} is not a file inside the media folder {self._media}.")
+            raise InputError(f"items data row {row}: the image {name!r} is not a file inside the media folder "
+                             f"{self._media}.")
         return path.relative_to(self._media).as_posix()
 
-    def _read_examples(self, frame: pd.DataFrame) -> list[dict]:
-        table = read_examples(frame)
+    def _read_examples(self, frame) -> list[dict]:
+        table = frame if isinstance(frame, ExamplePairs) else ExamplePairs.from_frame(frame)
         examples = []
-        for row, i, j, answer, note in zip(table.index, table["i"], table["j"], table["answer"], table["note"]):
-            self._check_items(i, j, what=f"examples row {row}")
+        for row, (i, j, answer, note) in enumerate(zip(table.i, table.j, table.answer, table.note), start=1):
+            self._check_items(i, j, what=f"examples data row {row}")
             examples.append({"i": self._items[i].to_dict(), "j": self._items[j].to_dict(), "answer": int(answer),
                              "note": note})
         return examples
@@ -206,8 +175,7 @@ class AnnotationSession:
     @property
     def invited(self) -> bool:
         """Whether some annotator holds a personal link (then every annotator needs one)."""
-        annotators = self.session.annotators()
-        return bool(annotators["invited"].any())
+        return self.session.invited()
 
     def identify(self, token: str):
         """``(name, state)`` of an annotator's token, else None (for :class:`~paucity.serve.access.Access`)."""
@@ -247,7 +215,7 @@ class AnnotationSession:
             return {"pair": None, "status": "paused", **mine}
         if gold is False:  # (the gold pair on their screen, when the caller has just read it)
             gold = self.session.gold_pair(annotator, take=False) if self._has_gold else None
-        if gold is None and self._gold_due(*counts) and not self.session.held_by(annotator):
+        if gold is None and self._has_gold and gold_due(*counts, self.gold_rate) and not self.session.held_by(annotator):
             gold = self.session.gold_pair(annotator, take=True)
         if gold is not None:
             i, j = gold
@@ -257,12 +225,6 @@ class AnnotationSession:
                 return {"pair": None, "status": "done" if asks.spent else "waiting", **mine}
             i, j = asks.pairs["i"].iloc[0], asks.pairs["j"].iloc[0]
         return {"pair": {"i": self._items[i].to_dict(), "j": self._items[j].to_dict()}, "status": "pair", **mine}
-
-    def _gold_due(self, n_real: int, n_gold: int) -> bool:
-        """A gold pair is due when fewer than ``gold_rate`` of an annotator's answers went to gold pairs."""
-        if self.gold_rate <= 0 or not self._has_gold:
-            return False
-        return n_gold < math.floor(self.gold_rate * (n_real + n_gold + 1))
 
     def answer(self, annotator: str, i: str, j: str, value, key: str | None = None) -> dict:
         """Record ``annotator``'s answer ``value`` (0 to 9) for the pair (i, j); returns the next pair.
@@ -281,8 +243,11 @@ class AnnotationSession:
         frame = pd.DataFrame({"i": [i], "j": [j], "value": [value / SCALE]})
         try:
             self.session.record(frame, annotator=annotator, key=key, cluster=False)
+        except PairNotWaitingError:  # in the page's words
+            raise PairNotWaitingError(f"the pair ({i!r}, {j!r}) does not wait for an answer (answered already, or "
+                                      "never asked).") from None
         except InputError as error:
-            raise ParameterError(_for_the_page(str(error), i, j)) from None
+            raise ParameterError(str(error)) from None
         return self.next_pair(annotator, gold=gold)
 
     def skip(self, annotator: str, i: str, j: str, key: str | None = None) -> dict:
@@ -421,53 +386,7 @@ def render_instructions(text: str) -> str:
     return MarkdownIt("commonmark", {"html": False}).render(text)
 
 
-def read_examples(frame: pd.DataFrame) -> pd.DataFrame:
-    """Example pairs: columns i, j, answer (a whole number from 0 to 9) and optionally note; rows checked."""
-    _need(frame, ["i", "j", "answer"], "examples")
-    answers = []
-    for row, value in zip(frame.index, frame["answer"]):
-        number = pd.to_numeric(pd.Series([value]), errors="coerce").iloc[0]
-        if pd.isna(number) or number != int(number) or not 0 <= number <= SCALE:
-            raise InputError(f"examples row {row} has the answer {value!r}; an answer is a whole number from 0 to {SCALE}.")
-        answers.append(int(number))
-    notes = frame["note"] if "note" in frame.columns else pd.Series([None] * len(frame), index=frame.index)
-    return pd.DataFrame({"i": frame["i"].astype(str), "j": frame["j"].astype(str), "answer": answers,
-                         "note": [None if pd.isna(note) else str(note) for note in notes]}, index=frame.index)
-
-
-def read_gold(frame: pd.DataFrame) -> pd.DataFrame:
-    """Gold pairs: columns i, j and answer (0 to 9) or value (a similarity in [0, 1]), as i, j, value."""
-    if "answer" in frame.columns and "value" not in frame.columns:
-        _need(frame, ["i", "j", "answer"], "gold")
-        values = []
-        for row, answer in zip(frame.index, frame["answer"]):
-            number = pd.to_numeric(pd.Series([answer]), errors="coerce").iloc[0]
-            if pd.isna(number) or number != int(number) or not 0 <= number <= SCALE:
-                raise InputError(f"gold row {row} has the answer {answer!r}; an answer is a whole number from 0 to {SCALE}.")
-            values.append(number / SCALE)
-        return pd.DataFrame({"i": frame["i"].astype(str), "j": frame["j"].astype(str), "value": values}, index=frame.index)
-    _need(frame, ["i", "j", "value"], "gold")
-    return frame[["i", "j", "value"]].assign(i=frame["i"].astype(str), j=frame["j"].astype(str))
-
-
-def _need(frame, columns, what: str) -> None:
-    if not isinstance(frame, pd.DataFrame):
-        raise InputError(f"{what} must be a table with the columns {', '.join(columns)}.")
-    missing = [column for column in columns if column not in frame.columns]
-    if missing:
-        shown = ", ".join(repr(str(c)) for c in list(frame.columns)[:10])
-        raise InputError(f"the {what} table has no column {missing[0]!r} (its columns are {shown}); it needs "
-                         f"{', '.join(columns)}.")
-
-
 def _listed(names) -> list:
     if isinstance(names, str) or not isinstance(names, (list, tuple)):
         raise ParameterError("names must be a list of annotator names, e.g. [\"alice\", \"bob\"].")
     return list(names)
-
-
-def _for_the_page(message: str, i: str, j: str) -> str:
-    """A session's refusal of one answer, in the page's words."""
-    if "answered already" in message or "never asked" in message:
-        return f"the pair ({i!r}, {j!r}) does not wait for an answer (answered already, or never asked)."
-    return message

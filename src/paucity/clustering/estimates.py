@@ -220,6 +220,13 @@ class RunningEstimates:
         """How many times {i, j} has been measured."""
         return len(self._values.get((min(i, j), max(i, j)), ()))
 
+    def median_of(self, i: int, j: int) -> float:
+        """ŵᵢⱼ: the median of the measurements of {i, j}, 0 when it is unmeasured."""
+        values = self._values.get((min(i, j), max(i, j)))
+        if not values:
+            return 0.0
+        return values[0] if len(values) == 1 else float(np.median(values))
+
     def snapshot(self) -> SimilarityEstimates:
         """The estimates of the measured pairs, as a frozen :class:`SimilarityEstimates`."""
         keys = sorted(self._values)

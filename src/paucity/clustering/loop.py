@@ -11,6 +11,7 @@ its store holds.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -24,14 +25,9 @@ from .estimates import RunningEstimates
 from .metrics import misclustering_error
 from .scores import iu_red_direction, nearest_to_boundary, shamir_tishby_dense
 from .selection import choose_pairs
-from .sparse import choose_pairs_sparse
+from .sparse import SparseTracker, choose_pairs_sparse
 from .spectral import FiedlerVector, fiedler_of, recursive_bisection, tie_break_vector
-from .tracking import (
-    ComponentTracker,
-    FiedlerTracker,
-    ShiftInvertTracker,
-    SparseTracker,
-)
+from .tracking import ComponentTracker, FiedlerTracker, ShiftInvertTracker
 
 __all__ = ["ActiveLoop", "new_loop", "resolve_budget", "base_seed", "SHIFT_INVERT_BATCH", "SPARSE_MIN_ITEMS"]
 
@@ -46,12 +42,14 @@ SHIFT_INVERT_BATCH = 8
 SPARSE_MIN_ITEMS = 4000
 
 
-def new_loop(n: int, params: dict, *, budget: int, seed: int, reference=None) -> "ActiveLoop":
-    """The in-memory loop of ``params`` (the estimator's settings) over ``n`` items; the reference is checked."""
-    check_interleave(params["strategy"], params["interleave"], owner="ActiveSpectralClustering")
-    if params["n_clusters"] > n:
+def new_loop(n: int, settings: Mapping, *, budget: int, seed: int, reference=None) -> "ActiveLoop":
+    """The in-memory loop over ``n`` items with ``settings`` (the estimator's checked parameters, or a
+    session's :meth:`SessionSettings.to_dict() <paucity.clustering.SessionSettings.to_dict>`); the reference
+    is checked."""
+    check_interleave(settings["strategy"], settings["interleave"], owner="ActiveSpectralClustering")
+    if settings["n_clusters"] > n:
         raise ParameterError(
-            f"{owner_prefix('ActiveSpectralClustering')}{given('n_clusters', params['n_clusters'])} but there are "
+            f"{owner_prefix('ActiveSpectralClustering')}{given('n_clusters', settings['n_clusters'])} but there are "
             f"only {n} items."
         )
     if reference is not None:
@@ -61,18 +59,7 @@ def new_loop(n: int, params: dict, *, budget: int, seed: int, reference=None) ->
                 f"reference must give one label per item: it has shape {reference.shape} but there are {n} items."
             )
         misclustering_error(reference, reference)  # refuses missing labels
-    return ActiveLoop(
-        n,
-        strategy=params["strategy"],
-        interleave=bool(params["interleave"]),
-        repeats=int(params["repeats"]),
-        batch_size=int(params["batch_size"]),
-        n_clusters=int(params["n_clusters"]),
-        budget=budget,
-        seed=seed,
-        reference=reference,
-        cut=str(params.get("cut", "sign")).lower(),
-    )
+    return ActiveLoop(n, settings, budget=budget, seed=seed, reference=reference)
 
 
 class ActiveLoop:
@@ -83,15 +70,16 @@ class ActiveLoop:
     :meth:`set_pending`) and writes what it chooses.
     """
 
-    def __init__(self, n, *, strategy, interleave, repeats, batch_size, n_clusters, budget, seed, reference,
-                 cut="sign"):
+    def __init__(self, n, settings: Mapping, *, budget, seed, reference):
         self.n = n
-        self.cut = cut
-        self.strategy = strategy
-        self.interleave = interleave
-        self.repeats = repeats
-        self.batch_size = batch_size
-        self.n_clusters = n_clusters
+        # the settings of the loop (seed 003, ch. 2), as SessionSettings declares them
+        self.cut = str(settings["cut"]).lower()
+        self.strategy = str(settings["strategy"]).lower()
+        self.interleave = bool(settings["interleave"])
+        self.repeats = int(settings["repeats"])
+        self.batch_size = batch_size = int(settings["batch_size"])
+        self.n_clusters = n_clusters = int(settings["n_clusters"])
+        strategy = self.strategy
         self.budget = budget
         self.seed = seed
         self.reference = reference
@@ -316,10 +304,7 @@ class ActiveLoop:
         """ŵᵢⱼ now (0 when unmeasured)."""
         if not self.sparse:
             return float(self.estimates.W[i, j])
-        values = self.estimates._values.get((min(i, j), max(i, j)))
-        if not values:
-            return 0.0
-        return values[0] if len(values) == 1 else float(np.median(values))
+        return self.estimates.median_of(i, j)
 
     def clusters(self) -> tuple[np.ndarray, FiedlerVector]:
         """The clustering of the current Ŵ and its v̂₂ (computed once per state of Ŵ)."""

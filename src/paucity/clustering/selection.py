@@ -16,11 +16,11 @@ import numpy as np
 from . import _kernels
 from .estimates import PRIOR_SIGMA
 from .scores import iu_red_direction, pair_scores, shamir_tishby_from
+from .settings import STRATEGIES  # declared with the other settings of the loop
 from .spectral import FiedlerVector, components, recursive_bisection
 
 __all__ = ["STRATEGIES", "Step", "score_pairs", "choose_pairs", "interleaved_order", "interleaved_step"]
 
-STRATEGIES = ("iu_red", "shamir_tishby", "random")
 
 
 @dataclass(frozen=True)

@@ -1,37 +1,29 @@
-"""Reading the clustering capability's tables: similarity matrices, item lists, answers and pairs.
+"""Complete similarity matrices, with item names: :func:`read_similarities` and :func:`similarities_from_frame`.
 
-Every reader goes through :func:`paucity.io.read_frame` (a square matrix's
-first line is read first, to tell the layouts apart) and reads item names as
-text, as written: ``00024`` stays ``00024``, ``NA`` is a name. A name that
+What :func:`~paucity.clustering.simulate` and ``paucity cluster-active``
+read: a square matrix, or a long table with one row per pair. Files go
+through :func:`paucity.io.read_frame` (the header first, through
+:func:`paucity.io.read_header`, to tell the layouts apart), item names read
+as text, as written: ``00024`` stays ``00024``, ``NA`` is a name. A name that
 starts with ``'`` and then ``=``, ``+``, ``-``, ``@``, a tab or a carriage
 return loses that ``'``, which paucity's CSV writer adds so that spreadsheets
-do not run the name as a formula.
-
-- :func:`read_similarities`: a complete similarity matrix, square or long,
-  for :func:`~paucity.clustering.simulate`; :func:`similarities_from_frame`
-  builds it from a frame already in memory;
-- :func:`read_items`: the item names of a session;
-- :func:`read_answers`: answers to the pairs a session asked;
-- :func:`read_pairs`: a list of pairs (asks to withdraw).
+do not run the name as a formula. The tables of a session (items, answers,
+pairs) are :mod:`paucity.clustering.tables`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .._errors import InputError, InputTypeError, ParameterError, ReaderError, ShapeMismatchError
+from .._errors import InputError, InputTypeError, LongRowError, ParameterError, ReaderError, ShapeMismatchError
 from .._spelling import given, named, owner_prefix, spelled, spells
-from .._validation import Instance, check_parameter
+from .._validation import Instance, check_columns, check_parameter
+from .tables import refuse_repeated
 
-__all__ = ["read_similarities", "similarities_from_frame", "read_items", "read_answers", "read_pairs", "UNANSWERED", "check_columns",
-           "refuse_repeated"]
-
-#: The values of an answers file's value column that mean "not answered yet" (besides an empty cell).
-UNANSWERED = ("NA",)
+__all__ = ["read_similarities", "similarities_from_frame"]
 #: A constraint: a string (a column name).
 _TEXT = Instance(str, description="a string")
 
@@ -96,6 +88,7 @@ def read_similarities(path, *, i: str | None = None, j: str | None = None, value
     NA       0.9  1.0  0.2
     b        0.1  0.2  1.0
     """
+    from .. import io
     from ..io.formats import existing_file, file_ending, table_endings
 
     chosen = _column_keywords({"i": i, "j": j, "value": value},
@@ -103,7 +96,7 @@ def read_similarities(path, *, i: str | None = None, j: str | None = None, value
     path = existing_file(Path(path))
     columns = {key: (column if column is not None else key) for key, column in chosen.items()}
     ending = file_ending(path, table_endings() + (".parquet",))
-    header = _header(path, ending)
+    header = io.read_header(path)
     long = any(column is not None for column in chosen.values()) or set(columns.values()) <= set(header)
     if not long and header and header[0] in (columns["i"], columns["j"]) and \
             {columns["i"], columns["j"]} <= set(header):
@@ -197,28 +190,6 @@ def similarities_from_frame(df: pd.DataFrame, *, i: str | None = None, j: str | 
     return _square(names.reset_index(drop=True), values.reset_index(drop=True), "the table")
 
 
-def _header(path: Path, ending: str, *, restore: bool = True) -> list[str]:
-    """The header's names; in a delimited table, without the ``'`` paucity's writer put before a formula's
-    first character (unless ``restore=False``)."""
-    from ..io.files import restore_formulas
-    from ..io.formats import SEPARATORS, check_unique_columns, reading
-
-    if ending == ".parquet":
-        import pyarrow.parquet as pq
-
-        with reading(path, "a parquet file"):
-            names = [str(name) for name in pq.read_schema(path).names]
-    else:
-        with reading(path, "a table"):
-            first = pd.read_csv(path, sep=SEPARATORS[ending.removesuffix(".gz")], header=None, nrows=1, dtype=str,
-                                keep_default_na=False)
-        names = [str(name) for name in first.iloc[0]] if len(first) else []
-        if restore:  # as read_frame names the columns
-            names = list(restore_formulas(names))
-    check_unique_columns(names, path)
-    return names
-
-
 def _read_square(path: Path, ending: str, header: list[str]) -> pd.DataFrame:
     from .. import io
 
@@ -231,18 +202,15 @@ def _read_square(path: Path, ending: str, header: list[str]) -> pd.DataFrame:
                 f"{path} has a single column; a square similarity matrix has the item names in its first column "
                 "and one column per item (check the separator: ',' for .csv, tab for .tsv)."
             )
-        first = header[0] if header[0] != "" else "Unnamed: 0"  # an empty field, as read_frame names it
         try:
-            frame = io.read_frame(path, text_columns=[first])
-        except ReaderError:
-            longer = _first_longer_row(path, ending, len(header))
-            if longer is None:
+            frame = io.read_frame(path, text_columns=[0])
+        except LongRowError as error:  # said in the words of a square matrix
+            if error.width is None:
                 raise
-            row, width = longer
             raise ReaderError(
-                f"{path} is a square similarity matrix, but its data row {row} has {width} fields and its header has "
-                f"{len(header)}; the header must list every item name once after a first field for the names' "
-                "column (which may be empty), and every row its item's name then one similarity per item "
+                f"{path} is a square similarity matrix, but its data row {error.row} has {error.width} fields and its "
+                f"header has {len(header)}; the header must list every item name once after a first field for the "
+                "names' column (which may be empty), and every row its item's name then one similarity per item "
                 "(check the separator: ',' for .csv, tab for .tsv)."
             ) from None
         names = frame.iloc[:, 0]
@@ -251,28 +219,6 @@ def _read_square(path: Path, ending: str, header: list[str]) -> pd.DataFrame:
     if frame.shape[0] == 0:
         raise ReaderError(f"{path} has a header but no rows.")
     return _square(names, values, path)
-
-
-def _first_longer_row(path: Path, ending: str, width: int) -> tuple[int, int] | None:
-    """The first data row (counted from 1, blank lines skipped as the reader skips them) of a delimited table
-    with more than ``width`` fields, and its number of fields; None if there is none."""
-    import csv
-    import gzip
-
-    from ..io.formats import SEPARATORS
-
-    sep = SEPARATORS[ending.removesuffix(".gz")]
-    try:
-        with gzip.open(path, "rt", newline="") if ending.endswith(".gz") else open(path, newline="") as handle:
-            lines = (line.split() for line in handle) if sep == r"\s+" else csv.reader(handle, delimiter=sep)
-            rows = (fields for fields in lines if fields and fields != [""])  # blank lines are skipped
-            next(rows, None)  # the header
-            for row, fields in enumerate(rows, start=1):
-                if len(fields) > width:
-                    return row, len(fields)
-    except (csv.Error, UnicodeDecodeError, OSError, EOFError):
-        return None
-    return None
 
 
 def _square(names: pd.Series, values: pd.DataFrame, path) -> pd.DataFrame:
@@ -317,7 +263,7 @@ def _square_from_long(path: Path, columns: dict) -> pd.DataFrame:
 
 
 def _long_to_square(frame: pd.DataFrame, path, columns: dict) -> pd.DataFrame:
-    check_columns(frame, path, columns)
+    check_columns(frame, columns, what=str(path))
     first, second = frame[columns["i"]], frame[columns["j"]]
     for column, names in ((columns["i"], first), (columns["j"], second)):
         if names.isna().any():
@@ -358,17 +304,6 @@ def _long_to_square(frame: pd.DataFrame, path, columns: dict) -> pd.DataFrame:
     return pd.DataFrame(matrix, index=pd.Index(items), columns=pd.Index(items))
 
 
-def check_columns(frame: pd.DataFrame, path, columns: dict, *, what: str = "of the two items and of the value") -> None:
-    for role, column in columns.items():
-        if column not in frame.columns:
-            shown = ", ".join(repr(str(name)) for name in list(frame.columns)[:10])
-            raise InputError(
-                f"{path} has no column {column!r} (the {role} column"
-                + (f", {spelled(role + '_column')}" if spells(role + "_column") else "")
-                + f"); its columns are {shown}. Name the columns {what}."
-            )
-
-
 def _numbers(column: pd.Series, path, name: str) -> np.ndarray:
     """A column as float64; text that is not a number is an error naming its row (empty stays NaN)."""
     if column.dtype.kind in "fiub":
@@ -384,173 +319,3 @@ def _numbers(column: pd.Series, path, name: str) -> np.ndarray:
     return converted.to_numpy(dtype=np.float64)
 
 
-def _answer_values(column: pd.Series, path, name: str) -> np.ndarray:
-    """An answers column as float64, NaN where not answered yet (empty or NA); any other text must be a number."""
-    if column.dtype.kind in "fiub":
-        return column.to_numpy(dtype=np.float64)
-    values = np.full(len(column), np.nan)
-    for k, cell in enumerate(column.to_numpy(dtype=object)):
-        if cell is None or (isinstance(cell, float) and np.isnan(cell)):
-            continue
-        text = str(cell).strip()
-        if text == "" or text in UNANSWERED:
-            continue
-        try:
-            number = float(text)
-        except ValueError:
-            number = None
-        if number is None or np.isnan(number):
-            raise InputError(
-                f"{path} has {cell!r} in column {name!r}, data row {k + 1}; a similarity is a number in [0, 1] "
-                "(leave the cell empty, or write NA, while the pair is not answered yet)."
-            )
-        values[k] = number
-    return values
-
-
-def refuse_repeated(names: Sequence[str], where: str) -> None:
-    seen: set = set()
-    for name in names:
-        if name in seen:
-            raise InputError(f"{where} {name!r} twice; every item needs its own name.")
-        seen.add(name)
-
-
-
-def read_items(path, *, item_column: str | None = None) -> list[str]:
-    """The item names of a table with a header row: the column ``item_column``, else the first; read as text.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "items.csv"
-    >>> _ = path.write_text("photo,room\\n00024.jpg,kitchen\\nNA,hall\\n")
-    >>> read_items(path)
-    ['00024.jpg', 'NA']
-    """
-    from .. import io
-
-    path = Path(path)
-    if item_column is None:
-        from ..io.formats import existing_file, file_ending, table_endings
-
-        ending = file_ending(existing_file(path), table_endings() + (".parquet",))
-        header = _header(path, ending)
-        if not header:
-            raise ReaderError(f"{path} has no header row; name the item column in the first line (e.g. item).")
-        item_column = header[0]
-    frame = io.read_frame(path, text_columns=[item_column])
-    if item_column not in frame.columns:
-        shown = ", ".join(repr(str(name)) for name in list(frame.columns)[:10])
-        raise InputError(f"{path} has no column {item_column!r} (the item column); its columns are {shown}.")
-    names = frame[item_column]
-    if names.isna().any():
-        row = int(names.isna().to_numpy().argmax())
-        raise InputError(f"{path} has no item name in column {item_column!r}, data row {row + 1}; name every item.")
-    return [str(name) for name in names]
-
-
-def read_answers(path, *, i_column: str = "i", j_column: str = "j", value_column: str = "value") -> pd.DataFrame:
-    """Read answers: one row per answered pair, the two item names and the similarity.
-
-    A row whose value is empty (or ``NA``) has not been answered yet; it is
-    kept with value NaN (:meth:`ClusteringSession.record` skips it). Any
-    other value must be a number: text such as ``nan``, ``none`` or ``?`` is
-    refused, naming its row, rather than read as "not answered". (A
-    parquet file's missing or NaN values are empty cells.) The pairs of
-    :meth:`ClusteringSession.ask` written as a table (columns i, j, value) are
-    read as they are once the value column is filled.
-
-    Parameters
-    ----------
-    path : str or path-like
-        A .csv/.tsv/.txt (optionally gzipped) or .parquet file with a header row.
-    i_column, j_column, value_column : str
-        The columns of the two items (read as text) and of the similarity.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns i, j (str) and value (float64, NaN when empty), indexed by
-        the data row number (from 1), named ``row``.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "answers.csv"
-    >>> _ = path.write_text("i,j,value\\n00024,NA,0.9\\nNA,b,\\n")
-    >>> read_answers(path)
-             i   j  value
-    row                  
-    1    00024  NA    0.9
-    2       NA   b    NaN
-    """
-    from .. import io
-
-    columns = {"i": i_column, "j": j_column, "value": value_column}
-    for role, column in columns.items():
-        check_parameter(column, f"{role}_column", [_TEXT], owner="read_answers")
-    frame = io.read_frame(path, text_columns=[i_column, j_column, value_column])
-    check_columns(frame, path, columns)
-    values = _answer_values(frame[value_column], path, value_column)
-    answers = pd.DataFrame(
-        {"i": frame[i_column].to_numpy(dtype=object), "j": frame[j_column].to_numpy(dtype=object), "value": values},
-        index=pd.RangeIndex(1, len(frame) + 1, name="row"),
-    )
-    answered = ~np.isnan(values)
-    for role, column in (("i", i_column), ("j", j_column)):
-        missing = answers[role].isna().to_numpy() & answered
-        if missing.any():
-            row = int(np.flatnonzero(missing)[0])
-            raise InputError(
-                f"{path} answers data row {row + 1} but names no item in column {column!r}; name both items."
-            )
-    return answers
-
-
-def read_pairs(path, *, i_column: str = "i", j_column: str = "j") -> pd.DataFrame:
-    """Read a list of pairs of items: one row per pair, the two item names (other columns are not used).
-
-    The asks file of :meth:`ClusteringSession.ask`, written as a table, is
-    one; :meth:`ClusteringSession.withdraw` takes what this returns.
-
-    Parameters
-    ----------
-    path : str or path-like
-        A .csv/.tsv/.txt (optionally gzipped) or .parquet file with a header row and at least one row.
-    i_column, j_column : str
-        The columns of the two items (read as text).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns i and j (str), indexed by the data row number (from 1), named ``row``.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "pairs.csv"
-    >>> _ = path.write_text("i,j,value\\n00024,NA,\\nb,00024,\\n")
-    >>> read_pairs(path)
-             i      j
-    row              
-    1    00024     NA
-    2        b  00024
-    """
-    from .. import io
-
-    columns = {"i": i_column, "j": j_column}
-    for role, column in columns.items():
-        check_parameter(column, f"{role}_column", [_TEXT], owner="read_pairs")
-    frame = io.read_frame(path, text_columns=[i_column, j_column])
-    check_columns(frame, path, columns, what="of the two items")
-    pairs = pd.DataFrame(
-        {"i": frame[i_column].to_numpy(dtype=object), "j": frame[j_column].to_numpy(dtype=object)},
-        index=pd.RangeIndex(1, len(frame) + 1, name="row"),
-    )
-    for role, column in columns.items():
-        missing = pairs[role].isna().to_numpy()
-        if missing.any():
-            row = int(np.flatnonzero(missing)[0])
-            raise InputError(f"{path} has no item name in column {column!r}, data row {row + 1}; name both items.")
-    return pairs

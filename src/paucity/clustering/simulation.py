@@ -18,7 +18,8 @@ from .._errors import InputError, InputTypeError, ParameterError, ShapeMismatchE
 from .._spelling import given, owner_prefix, spelled
 from .._validation import RANDOM_STATE, Interval, check_parameter, check_random_state
 from ._checks import MIN_ITEMS, SYMMETRY_TOLERANCE, check_interleave
-from .files import refuse_repeated
+from .settings import defaults, refuse_unknown
+from .tables import refuse_repeated
 
 __all__ = ["ClusteringSimulation", "simulate"]
 
@@ -86,8 +87,7 @@ class ClusteringSimulation:
 
 
 
-def simulate(similarities, *, strategy="iu_red", budget=0.1, repeats=1, batch_size=1, interleave=False, n_clusters=2,
-             concentration=None, adversarial=0.0, random_state=None, progress=False, cut="sign") -> ClusteringSimulation:
+def simulate(similarities, *, concentration=None, adversarial=0.0, progress=False, **settings) -> ClusteringSimulation:
     """Simulate active spectral clustering on a complete similarity matrix, with its error curve.
 
     The complete matrix plays the oracle (:class:`~paucity.clustering.MatrixOracle`),
@@ -102,9 +102,12 @@ def simulate(similarities, *, strategy="iu_red", budget=0.1, repeats=1, batch_si
         The complete matrix, in [0, 1], symmetric, n ≥ 3; a DataFrame with
         item names as index and columns (as :func:`read_similarities` gives),
         or an array (items named ``"0"``, ``"1"``, ...). The diagonal is not used.
-    strategy, budget, repeats, batch_size, interleave, n_clusters, random_state, cut
-        As :class:`~paucity.clustering.ActiveSpectralClustering`; ``cut`` also
-        reads the reference off the complete matrix.
+    **settings
+        The loop's settings, by name, as :class:`~paucity.clustering.ActiveSpectralClustering`
+        takes them (``strategy``, ``budget``, ``batch_size``, ``random_state``,
+        ...; the estimator's defaults for those left out); ``cut`` also reads
+        the reference off the complete matrix. A name that is not a setting
+        is refused.
     concentration : float, optional
         Simulate a noisy crowd: each answer is drawn from Beta noise of this
         concentration κ around the true similarity (10 is a noisy crowd, 100
@@ -143,6 +146,10 @@ def simulate(similarities, *, strategy="iu_red", budget=0.1, repeats=1, batch_si
     from .oracles import BetaNoise, MatrixOracle
     from .spectral import spectral_bisection
 
+    refuse_unknown(settings, owner="simulate", scope="estimator")
+    settings = {**defaults("estimator"), **settings}
+    strategy, interleave, random_state = settings["strategy"], settings["interleave"], settings["random_state"]
+    n_clusters, cut = settings["n_clusters"], settings["cut"]
     items, W = _named_matrix(similarities)
     check_parameter(concentration, "concentration", [Interval(numbers.Real, 0, None), None], owner="simulate",
                     hint="Larger values mean less noise; 10 is a noisy crowd, 100 a careful one.")
@@ -156,10 +163,7 @@ def simulate(similarities, *, strategy="iu_red", budget=0.1, repeats=1, batch_si
         )
     check_interleave(strategy, interleave, owner="simulate")
     check_parameter(random_state, "random_state", [RANDOM_STATE], owner="simulate")
-    model = ActiveSpectralClustering(
-        strategy=strategy, interleave=interleave, budget=budget, repeats=repeats, batch_size=batch_size,
-        n_clusters=n_clusters, random_state=random_state, progress=progress, cut=cut,
-    )
+    model = ActiveSpectralClustering(progress=progress, **settings)
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
         noise_state = np.random.default_rng([int(random_state), 1])
     else:

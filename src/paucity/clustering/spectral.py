@@ -24,13 +24,11 @@ from scipy.sparse.csgraph import connected_components
 
 from .._validation import Interval, check_parameter
 from ._checks import check_similarities
+from .settings import CUTS  # declared with the other settings of the loop
 
 __all__ = ["FiedlerVector", "fiedler_vector", "spectral_bisection", "laplacian", "canonical_sign", "CUTS",
            "sweep_cut", "normalized_vector"]
 
-#: The rules that turn a split's vector into two clusters (``cut=``): the seed's sign of v̂₂, the best RatioCut
-#: threshold along v̂₂, the best normalized-cut threshold along the normalized Laplacian's vector.
-CUTS = ("sign", "ratio", "normalized")
 
 #: Problems with at most this many items are solved by a dense eigendecomposition.
 DENSE_MAX_ITEMS = 64

@@ -2,15 +2,16 @@
 
 - :class:`~paucity.markers.MarkerExplorer`: the state behind the marker explorer, a greedy search a
   person steers (its model lives in :mod:`paucity.markers.explorer`; it is re-exported here).
-- :class:`AnnotationSession`: the state behind the annotation page, pairs of a clustering session handed
-  to annotators one at a time.
+- :class:`~paucity.clustering.AnnotationSession`: the state behind the annotation page, pairs of a clustering
+  session handed to annotators one at a time (its model lives in :mod:`paucity.clustering.annotation`; it is
+  re-exported here).
 - :func:`markers_app`, :func:`annotate_app`: their ASGI applications (Starlette), pages and JSON APIs.
 
 Importing this package needs neither Starlette nor anndata; the two applications import Starlette.
 """
 
 from .._extras import require
-from .annotation import AnnotationSession
+from ..clustering.annotation import AnnotationSession
 from ..markers.explorer import EMBEDDINGS, EXPLORER_METHODS, MarkerExplorer
 
 __all__ = ["MarkerExplorer", "AnnotationSession", "EXPLORER_METHODS", "EMBEDDINGS", "markers_app", "annotate_app"]

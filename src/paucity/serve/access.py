@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from .._tokens import new_token, same_token
 
 __all__ = ["Access", "Role", "AccessGuard", "role_of", "new_token", "is_loopback", "TOKEN_HEADER", "TOKEN_COOKIE",
            "TOKEN_QUERY", "ROLE_KEY"]
@@ -28,18 +29,6 @@ TOKEN_COOKIE = "paucity_token"
 TOKEN_QUERY = "token"
 #: Where the request's :class:`Role` is kept in the ASGI scope's state.
 ROLE_KEY = "paucity_role"
-
-
-def new_token() -> str:
-    """A fresh random token (128 bits, URL-safe).
-
-    Examples
-    --------
-    >>> from paucity.serve.access import new_token
-    >>> len(new_token()) >= 22 and new_token() != new_token()
-    True
-    """
-    return secrets.token_urlsafe(16)
 
 
 def is_loopback(host: str) -> bool:
@@ -101,8 +90,7 @@ class Access:
 
         A revoked annotator's token gives a role of state ``"revoked"``, which the guard refuses."""
         if token:
-            if self.coordinator_token is not None and secrets.compare_digest(token.encode(),
-                                                                            self.coordinator_token.encode()):
+            if self.coordinator_token is not None and same_token(token, self.coordinator_token):
                 return Role("coordinator")
             if self._annotator is not None:
                 found = self._annotator(token)

@@ -6,7 +6,8 @@ import json
 
 from .._errors import ParameterError
 from .access import Access, role_of
-from .annotation import AnnotationSession, check_annotator
+from ..clustering.annotation import AnnotationSession
+from ..clustering.session.rules import check_annotator
 from .json_api import json_app, read_body, required
 from .markers import STATIC
 

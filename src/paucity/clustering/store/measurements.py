@@ -17,43 +17,31 @@ guarantees on this.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import os
 import time as _time
 from collections import namedtuple
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .._errors import InputError, ParameterError, ReaderError
-from ._checks import check_n_items, check_pairs, check_values
-from .estimates import RunningEstimates, SimilarityEstimates
+from ..._errors import InputError, NoSessionError, ParameterError
+from .._checks import check_n_items, check_pairs, check_values
+from ..estimates import RunningEstimates, SimilarityEstimates
+from .annotators import AnnotatorRecords
+from .annotators import define_tables as annotator_tables
+from .gold import GoldRecords
+from .gold import define_tables as gold_tables
+from .requests import RequestKeys
+from .requests import define_tables as request_tables
+from .database import POSTGRES_DRIVER, new_engine, resolve_database, shown_url, transaction
+from .format import (STORE_FORMAT, STORE_VERSION, check_format, empty_word, initialize, look, metadata_in, upgrade,
+                     write_metadata)
 
-__all__ = ["MeasurementStore", "Ask", "STORE_FORMAT", "STORE_VERSION", "POSTGRES_DRIVER"]
+__all__ = ["MeasurementStore", "Ask", "STORE_FORMAT", "STORE_VERSION"]
 
 #: A pending ask as :meth:`MeasurementStore.pending_rows` gives it: annotator None is held by nobody,
 #: lease_until None has no end.
 Ask = namedtuple("Ask", "id i j annotator lease_until")
-
-#: What the store writes in its ``paucity_store`` table, to recognize its own databases.
-STORE_FORMAT = "paucity.clustering measurement store"
-#: 2: pending asks name the annotator who holds them (and until when); skipped pairs have a table.
-#: 3: annotators (hashed access tokens, paused or revoked, answers excluded), gold pairs and their answers, and the
-#: keys of the requests that recorded answers (a request sent twice records once).
-STORE_VERSION = 3
-#: The driver a ``postgresql://`` URL is opened with (the ``postgres`` extra installs it).
-POSTGRES_DRIVER = "psycopg"
-_TABLES = ("paucity_store", "paucity_measurements", "paucity_pending", "paucity_skips", "paucity_annotators",
-           "paucity_gold", "paucity_gold_answers", "paucity_request_keys")
-_V1_TABLES = ("paucity_store", "paucity_measurements", "paucity_pending")
-#: The key of PostgreSQL's transaction-scoped advisory lock that serializes the writers of a store.
-_LOCK_KEY = 0x70617563697479  # "paucity" in ASCII
-#: How long a writer waits for the write lock of an SQLite store before giving up, in milliseconds.
-BUSY_TIMEOUT_MS = 60_000
-_SUFFIXES = ("-wal", "-shm", "-journal")
-
 
 class MeasurementStore:
     """Measurements of pairwise similarities, persisted in a database.
@@ -127,143 +115,32 @@ class MeasurementStore:
 
     # -- the connection ------------------------------------------------------------------------------------------
     def _open(self) -> None:
-        existing = self._look()  # before touching: a database of another program must not even get a WAL file
-        engine = _engine(self.url)
+        existing = look(self.url, self._path, self.shown)  # before touching: another program's gets no WAL file
+        engine = new_engine(self.url)
         self._engine = engine
         self._tables = _schema()
         try:
             if not existing:
                 if not self._create:
-                    raise InputError(
-                        f"{self.shown} holds no session (it is {self._empty_word()}); start one with items first "
+                    raise NoSessionError(
+                        f"{self.shown} holds no session (it is {empty_word(self._path)}); start one with items first "
                         "(ClusteringSession.create, or paucity cluster-session start DB --items FILE)."
                     )
                 with self.transaction(lock=True) as connection:
-                    self._initialize(connection)
+                    initialize(connection, self._tables, self.shown)
             else:
-                version = self._check_format(existing)
+                version = check_format(existing, self.read_metadata, self.shown)
                 if version < STORE_VERSION:
                     with self.transaction(lock=True) as connection:
-                        self._upgrade(connection)
+                        upgrade(connection, self._tables)
         except BaseException:
             self.close()
             raise
 
-    def _empty_word(self) -> str:
-        if self._path is not None and not self._path.exists():
-            return "a file that does not exist"
-        return "an empty file" if self._path is not None else "an empty database"
-
-    def _look(self) -> dict[str, str]:
-        """The objects the database holds now ({name: type}), read without writing anything."""
-        import sqlalchemy as sa
-
-        if self._path is not None:
-            if not self._path.exists() or self._path.stat().st_size == 0:
-                return {}
-            import sqlite3
-
-            try:
-                connection = sqlite3.connect(f"file:{self._path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
-            except sqlite3.Error as exc:
-                raise ReaderError(f"cannot open {self.shown}: {exc}") from None
-            try:
-                rows = connection.execute(
-                    "SELECT name, type FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
-                ).fetchall()
-            except sqlite3.DatabaseError as exc:
-                raise ReaderError(f"{self.shown} is not a database a MeasurementStore can open: {exc}") from None
-            finally:
-                connection.close()
-            return {str(name): str(kind) for name, kind in rows}
-        engine = sa.create_engine(self.url)
-        try:
-            inspector = sa.inspect(engine)
-            found = {name: "table" for name in inspector.get_table_names()}
-            found.update({name: "view" for name in inspector.get_view_names()})
-            return found
-        except sa.exc.SQLAlchemyError as exc:
-            raise ReaderError(f"cannot open {self.shown}: {_reason(exc)}") from None
-        finally:
-            engine.dispose()
-
-    def _check_format(self, existing: dict[str, str]) -> int:
-        """The version of a database that holds something: refuse another program's, a damaged or newer one."""
-        if existing.get("paucity_store") != "table":
-            tables = sorted(name for name, kind in existing.items() if kind == "table")
-            views = sorted(name for name, kind in existing.items() if kind == "view")
-            if tables:
-                shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
-                held = f"the tables {shown}"
-            elif views:
-                shown = ", ".join(views[:5]) + (", ..." if len(views) > 5 else "")
-                held = f"the views {shown}"
-            else:
-                held = "indexes or triggers of its own"
-            raise ReaderError(
-                f"{self.shown} was written by another program (it has {held} and no paucity_store table); give a new "
-                "file, or the database of an earlier paucity session."
-            )
-        meta = self.read_metadata()
-        if meta.get("format") != STORE_FORMAT or set(_V1_TABLES) - set(existing):
-            raise ReaderError(
-                f"{self.shown} was written by another program (its paucity_store table does not describe a "
-                "measurement store); give a new file, or the database of an earlier paucity session."
-            )
-        text = meta.get("version")
-        try:
-            version = int(str(text).strip())
-        except (TypeError, ValueError):
-            version = None
-        if version is None or version < 1:
-            raise ReaderError(
-                f"{self.shown} is damaged: its store version is {text!r}, not a version paucity wrote; restore the "
-                "database from a copy, or start a new one."
-            )
-        if version > STORE_VERSION:
-            raise ReaderError(
-                f"{self.shown} was written by a newer paucity (store version {version}, this one reads up to "
-                f"{STORE_VERSION}); upgrade paucity."
-            )
-        if version == STORE_VERSION and set(_TABLES) - set(existing):
-            missing = ", ".join(sorted(set(_TABLES) - set(existing)))
-            raise ReaderError(f"{self.shown} is damaged: it lacks the table(s) {missing}; restore it from a copy.")
-        return version
-
-    def _initialize(self, connection) -> None:
-        """Create the tables of a new store (inside the write lock, so that two processes create them once)."""
-        found = _objects(connection)
-        if found:  # another process made it while this one waited for the lock
-            if "paucity_store" not in found:
-                raise ReaderError(f"{self.shown} was written by another program while paucity opened it.")
-            return
-        metadata = self._tables["store"].metadata
-        metadata.create_all(connection)
-        connection.execute(
-            self._tables["store"].insert(),
-            [{"key": "format", "value": STORE_FORMAT}, {"key": "version", "value": str(STORE_VERSION)}],
-        )
-
-    def _upgrade(self, connection) -> None:
-        """Bring an older store to this version: annotators and leases on pending asks (2), and the tables of
-        skips (2), annotators, gold pairs and request keys (3)."""
-        import sqlalchemy as sa
-
-        meta = _metadata_in(connection, self._tables["store"])
-        if int(meta.get("version", "0")) >= STORE_VERSION:
-            return  # another process upgraded it while this one waited
-        pending = sa.inspect(connection).get_columns("paucity_pending")
-        names = {column["name"] for column in pending}
-        if "annotator" not in names:
-            connection.execute(sa.text("ALTER TABLE paucity_pending ADD COLUMN annotator TEXT"))
-        if "lease_until" not in names:
-            kind = "DOUBLE PRECISION" if connection.dialect.name == "postgresql" else "FLOAT"
-            connection.execute(sa.text(f"ALTER TABLE paucity_pending ADD COLUMN lease_until {kind}"))
-        for name in ("skips", "annotators", "gold", "gold_answers", "request_keys"):
-            self._tables[name].create(connection, checkfirst=True)
-        for index in self._tables["measurements"].indexes:
-            index.create(connection, checkfirst=True)
-        _write_metadata(connection, self._tables["store"], {"version": str(STORE_VERSION)})
+    @property
+    def path(self):
+        """The SQLite file (a :class:`pathlib.Path`), or None for a server."""
+        return self._path
 
     @property
     def shown(self) -> str:
@@ -287,35 +164,15 @@ class MeasurementStore:
             self._open()
         return self._engine
 
-    @contextlib.contextmanager
     def transaction(self, *, lock: bool = False):
         """A connection in one transaction, committed when the block ends (rolled back if it raises).
 
         With ``lock`` the transaction holds the store's write lock from its
-        start to its end: no other writer runs meanwhile, in any process.
-        SQLite: ``BEGIN IMMEDIATE`` (a writer waits up to a minute for
-        another to finish); PostgreSQL: a transaction-scoped advisory lock.
-        Readers are never blocked (SQLite's WAL, PostgreSQL's MVCC).
+        start to its end: no other writer runs meanwhile, in any process
+        (:func:`~paucity.clustering.store.database.transaction`). Readers are
+        never blocked (SQLite's WAL, PostgreSQL's MVCC).
         """
-        import sqlalchemy as sa
-
-        engine = self.engine
-        try:
-            with engine.connect() as connection:
-                if lock and self.dialect == "sqlite":
-                    connection.execution_options(paucity_immediate=True)
-                with connection.begin():
-                    if lock and self.dialect == "postgresql":
-                        connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
-                    yield connection
-        except sa.exc.OperationalError as exc:
-            reason = _reason(exc)
-            if "locked" in reason or "busy" in reason:
-                raise ReaderError(
-                    f"{self.shown} stayed busy for {BUSY_TIMEOUT_MS // 1000} s (another process held its write "
-                    "lock); try again."
-                ) from None
-            raise ReaderError(f"cannot use {self.shown}: {reason}") from None
+        return transaction(self.engine, shown=self.shown, lock=lock)
 
     def rows(self, query, connection=None) -> list:
         """The rows of ``query``, read in ``connection`` or in a read transaction of their own."""
@@ -368,10 +225,10 @@ class MeasurementStore:
     def update_metadata(self, values: dict, *, connection=None) -> None:
         """Write settings (values stored as text)."""
         if connection is not None:
-            _write_metadata(connection, self._table("store"), values)
+            write_metadata(connection, self._table("store"), values)
             return
         with self.transaction(lock=True) as connection:
-            _write_metadata(connection, self._table("store"), values)
+            write_metadata(connection, self._table("store"), values)
 
     @property
     def n_items(self) -> int | None:
@@ -390,7 +247,7 @@ class MeasurementStore:
             return
         import sqlalchemy as sa
 
-        meta = _metadata_in(connection, self._table("store"))
+        meta = metadata_in(connection, self._table("store"))
         known = None if meta.get("n_items") is None else int(meta["n_items"])
         if known is None:
             table = self._table("measurements")
@@ -400,7 +257,7 @@ class MeasurementStore:
                     f"{self.shown} holds measurements of item {int(largest)}, but n_items={n_items} numbers "
                     f"the items 0..{n_items - 1}."
                 )
-            _write_metadata(connection, self._table("store"), {"n_items": n_items})
+            write_metadata(connection, self._table("store"), {"n_items": n_items})
         elif known != n_items:
             raise InputError(
                 f"{self.shown} holds a session over {known} items, but n_items={n_items} was given; "
@@ -409,8 +266,24 @@ class MeasurementStore:
 
     def table(self, name: str):
         """The SQLAlchemy table ``name`` (store, measurements, pending, skips, annotators, gold, gold_answers,
-        request_keys), for the session that owns the store to read and write in its transactions."""
+        request_keys), for the statements of the store's rooms (:attr:`annotators`, :attr:`gold`,
+        :attr:`requests`)."""
         return self._table(name)
+
+    @property
+    def annotators(self) -> AnnotatorRecords:
+        """The statements on the session's annotators (:mod:`~paucity.clustering.store.annotators`)."""
+        return AnnotatorRecords(self)
+
+    @property
+    def gold(self) -> GoldRecords:
+        """The statements on the gold pairs and their answers (:mod:`~paucity.clustering.store.gold`)."""
+        return GoldRecords(self)
+
+    @property
+    def requests(self) -> RequestKeys:
+        """The statements on the keys of requests (:mod:`~paucity.clustering.store.requests`)."""
+        return RequestKeys(self)
 
     def _table(self, name: str):
         if self._tables is None:
@@ -675,6 +548,14 @@ class MeasurementStore:
         query = sa.select(table.c.source, sa.func.count()).group_by(table.c.source)
         return {str(source): int(count) for source, count in self.rows(query, connection)}
 
+    def count_source(self, source: str, *, connection=None) -> int:
+        """Measurements of one source (an annotator, a file, an oracle)."""
+        import sqlalchemy as sa
+
+        table = self._table("measurements")
+        query = sa.select(sa.func.count()).select_from(table).where(table.c.source == source)
+        return int(self.rows(query, connection)[0][0])
+
     def __len__(self) -> int:
         import sqlalchemy as sa
 
@@ -696,134 +577,6 @@ class MeasurementStore:
     def _check_pairs(self, pairs) -> np.ndarray:
         n_items = self.n_items
         return check_pairs(pairs, n_items if n_items is not None else np.iinfo(np.int64).max)
-
-
-# -- the database behind a store ---------------------------------------------------------------------------------
-def resolve_database(database, *, owner: str) -> tuple[str, Path | None]:
-    """The SQLAlchemy URL of ``database`` (a path or a URL) and the SQLite file's path (None for a server).
-
-    Refuses, with one line each: what is neither a path nor a URL, a folder,
-    a missing folder, a folder that cannot be written (SQLite keeps its
-    write-ahead log beside the file), a database other than SQLite and
-    PostgreSQL, and a PostgreSQL URL without its driver.
-    """
-    if isinstance(database, MeasurementStore):
-        return database.url, database._path
-    if not isinstance(database, (str, os.PathLike)):
-        raise ParameterError(f"{owner}: database must be a file path or an SQLAlchemy URL, got {database!r}.")
-    text = os.fspath(database)
-    if "://" not in text:
-        path = _checked_file(Path(text), owner=owner)
-        return f"sqlite:///{path}", path
-    scheme = text.split("://", 1)[0].lower()
-    dialect, _, driver = scheme.partition("+")
-    if dialect == "sqlite":
-        rest = text.split("://", 1)[1]
-        if rest in ("", "/") or rest.startswith("/:memory:"):
-            raise ParameterError(
-                f"{owner}: {text!r} is an in-memory database, which no other process can share and which is lost "
-                "when the process ends; give a file."
-            )
-        path = Path(rest[1:])
-        checked = _checked_file(path, owner=owner)
-        return f"sqlite:///{checked}", checked
-    if dialect in ("postgresql", "postgres"):
-        if driver and driver != POSTGRES_DRIVER:
-            raise ParameterError(
-                f"{owner}: {shown_url(text)} names the driver {driver!r}; paucity opens PostgreSQL with "
-                f"{POSTGRES_DRIVER} (write postgresql://... or postgresql+{POSTGRES_DRIVER}://...)."
-            )
-        import importlib.util
-
-        if importlib.util.find_spec(POSTGRES_DRIVER) is None:
-            raise ParameterError(
-                f"{owner}: a postgresql:// URL needs the PostgreSQL driver {POSTGRES_DRIVER}, which is not "
-                "installed; install it with: pip install 'paucity[postgres]'."
-            )
-        return f"postgresql+{POSTGRES_DRIVER}://" + text.split("://", 1)[1], None
-    raise ParameterError(
-        f"{owner}: {shown_url(text)} is a {dialect} database; a session lives in an SQLite file (a path) or on a "
-        "PostgreSQL server (postgresql://user@host/name)."
-    )
-
-
-def _checked_file(path: Path, *, owner: str) -> Path:
-    path = path.expanduser()
-    if path.is_dir():
-        raise ParameterError(f"{owner}: {path} is a directory; give the path of a database file.")
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.exists():
-        raise ParameterError(f"{owner}: the folder of {path} does not exist; create it or choose another path.")
-    resolved = path.resolve()
-    if not os.access(resolved.parent, os.W_OK | os.X_OK):
-        raise ParameterError(
-            f"{owner}: the folder {resolved.parent} cannot be written, and an SQLite database needs to write beside "
-            "its file (its write-ahead log); move the database to a folder you can write, or make this one writable."
-        )
-    if resolved.exists() and not os.access(resolved, os.R_OK | os.W_OK):
-        raise ParameterError(f"{owner}: {resolved} cannot be read and written; check its permissions.")
-    return resolved
-
-
-def shown_url(url: str) -> str:
-    """A URL as messages show it: the password hidden.
-
-    Examples
-    --------
-    >>> shown_url("postgresql+psycopg://ann:secret@db.lab/photos")
-    'postgresql+psycopg://ann:***@db.lab/photos'
-    """
-    try:
-        import sqlalchemy as sa
-
-        return sa.engine.make_url(url).render_as_string(hide_password=True)
-    except Exception:  # a URL SQLAlchemy cannot parse is shown up to its host
-        head, _, rest = url.partition("://")
-        return f"{head}://{rest.rsplit('@', 1)[-1]}"
-
-
-def _engine(url: str):
-    import sqlalchemy as sa
-
-    try:
-        engine = sa.create_engine(url)
-    except Exception as exc:  # a malformed URL
-        raise ParameterError(f"cannot use the database URL {shown_url(url)!r}: {_reason(exc)}") from None
-    if engine.dialect.name == "sqlite":
-
-        @sa.event.listens_for(engine, "connect")
-        def _write_ahead_log(connection, _record):
-            connection.isolation_level = None  # transactions are begun below, IMMEDIATE when they will write
-            cursor = connection.cursor()
-            cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            _write_ahead(cursor)
-            cursor.execute("PRAGMA synchronous=NORMAL")
-            cursor.close()
-
-        @sa.event.listens_for(engine, "begin")
-        def _begin(connection):
-            immediate = connection.get_execution_options().get("paucity_immediate", False)
-            connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
-
-    return engine
-
-
-def _write_ahead(cursor) -> None:
-    """Put the database in WAL mode. A new file changes mode under an exclusive lock, for which SQLite does not
-    wait: when another process holds the file (it is creating the same session), try again until it lets go."""
-    import sqlite3
-
-    deadline = _time.monotonic() + BUSY_TIMEOUT_MS / 1000
-    pause = 0.001
-    while True:
-        try:
-            cursor.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as error:
-            if "locked" not in str(error) or _time.monotonic() > deadline:
-                raise
-        _time.sleep(pause)
-        pause = min(pause * 2, 0.05)
 
 
 def _schema() -> dict:
@@ -862,41 +615,10 @@ def _schema() -> dict:
         sa.Column("annotator", sa.Text, nullable=False),
         sa.Column("time", sa.Float(precision=53), nullable=False),
     )
-    annotators = sa.Table(
-        "paucity_annotators", metadata,
-        sa.Column("name", sa.String(200), primary_key=True),
-        sa.Column("token_hash", sa.String(64), nullable=True, unique=True),  # SHA-256 of the access token
-        sa.Column("state", sa.String(16), nullable=False),  # active, paused or revoked
-        sa.Column("excluded", sa.Boolean, nullable=False),  # their answers left out of the clustering
-        sa.Column("gold_i", sa.Integer, nullable=True),  # the gold pair on their screen
-        sa.Column("gold_j", sa.Integer, nullable=True),
-        sa.Column("changed", sa.Float(precision=53), nullable=False),
-    )
-    gold = sa.Table(
-        "paucity_gold", metadata,
-        sa.Column("i", sa.Integer, primary_key=True),
-        sa.Column("j", sa.Integer, primary_key=True),
-        sa.Column("value", sa.Float(precision=53), nullable=False),
-    )
-    gold_answers = sa.Table(
-        "paucity_gold_answers", metadata,
-        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-        sa.Column("i", sa.Integer, nullable=False),
-        sa.Column("j", sa.Integer, nullable=False),
-        sa.Column("value", sa.Float(precision=53), nullable=False),
-        sa.Column("gold", sa.Float(precision=53), nullable=False),
-        sa.Column("annotator", sa.Text, nullable=False),
-        sa.Column("time", sa.Float(precision=53), nullable=False),
-    )
-    sa.Index("paucity_gold_answers_annotator", gold_answers.c.annotator)
-    request_keys = sa.Table(
-        "paucity_request_keys", metadata,
-        sa.Column("key", sa.String(100), primary_key=True),
-        sa.Column("annotator", sa.Text, nullable=False),
-        sa.Column("time", sa.Float(precision=53), nullable=False),
-    )
-    return {"store": store, "measurements": measurements, "pending": pending, "skips": skips,
-            "annotators": annotators, "gold": gold, "gold_answers": gold_answers, "request_keys": request_keys}
+    tables = {"store": store, "measurements": measurements, "pending": pending, "skips": skips}
+    for define in (annotator_tables, gold_tables, request_tables):  # each room keeps its tables beside its statements
+        tables.update(define(metadata))
+    return tables
 
 
 def _measurement_frame(rows) -> pd.DataFrame:
@@ -910,41 +632,3 @@ def _measurement_frame(rows) -> pd.DataFrame:
             "source": pd.array([row.source for row in rows], dtype=object),
         }
     )
-
-
-def _objects(connection) -> set[str]:
-    import sqlalchemy as sa
-
-    inspector = sa.inspect(connection)
-    return set(inspector.get_table_names()) | set(inspector.get_view_names())
-
-
-def _metadata_in(connection, table) -> dict[str, str]:
-    return {row.key: row.value for row in connection.execute(table.select())}
-
-
-def _write_metadata(connection, table, values: dict) -> None:
-    import sqlalchemy as sa
-
-    for key, value in values.items():
-        connection.execute(sa.delete(table).where(table.c.key == str(key)))
-        connection.execute(table.insert(), {"key": str(key), "value": str(value)})
-
-
-def remove_new_file(path: Path | None, existed: bool, size: int) -> None:
-    """Undo the creation of an SQLite file by a call that failed: remove it (or empty it again) and its journals."""
-    if path is None:
-        return
-    if not existed:
-        path.unlink(missing_ok=True)
-    elif size == 0 and path.exists():
-        path.write_bytes(b"")
-    for suffix in _SUFFIXES:
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-
-
-def _reason(exc) -> str:
-    """The driver's own words, on one line."""
-    original = getattr(exc, "orig", None)
-    text = str(original if original is not None else exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
