@@ -66,22 +66,26 @@ class InMemoryBackend:
         self.loop = loop
 
     def pending(self) -> np.ndarray:
+        """The pairs asked and not answered, in the order asked."""
         return self.loop.pending_pairs()
 
     def choose(self, n: int) -> np.ndarray:
+        """Up to ``n`` new pairs (fewer when the budget, counting pending asks, is nearly spent)."""
         loop = self.loop
         remaining = loop.budget - loop.n_measured - loop.n_pending
         return loop.ask(min(n, remaining)) if remaining > 0 else np.empty((0, 2), dtype=np.int64)
 
     def record(self, pairs, values, *, source: str, check: bool) -> None:
+        """Record answers (``check``: refuse a pair that was not asked)."""
         if check:
             self.loop.check_asked(pairs)
         self.loop.record(pairs, values)
 
     def withdraw(self, pairs):
+        """Withdraw asks that will never be answered (None: every one)."""
         if pairs is not None:
             self.loop.check_asked(pairs, hint="withdraw() takes pairs that ask() returned and wait for an answer")
         return self.loop.withdraw(pairs)
 
     def close(self) -> None:
-        pass
+        """Nothing to release: the loop lives in this process."""

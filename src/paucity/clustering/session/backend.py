@@ -39,9 +39,11 @@ class SessionBackend:
 
     @property
     def loop(self):
+        """The session's loop in this process."""
         return self._state.loop
 
     def pending(self) -> np.ndarray:
+        """The pairs waiting for an answer (asked by any process), in the order asked."""
         state = self._state
         with state.lock:
             with state.store.transaction() as connection:
@@ -63,6 +65,7 @@ class SessionBackend:
             return pairs
 
     def record(self, pairs, values, *, source: str, check: bool = True) -> None:
+        """Record answers to pairs that wait for one, in one locked transaction."""
         state = self._state
         pairs = check_pairs(pairs, state.n_items)
         values = check_values(values, len(pairs))
@@ -74,6 +77,7 @@ class SessionBackend:
                 state.sync(write.connection)
 
     def withdraw(self, pairs) -> np.ndarray:
+        """Withdraw waiting asks (None: every one), in one locked transaction."""
         state = self._state
         with state.lock:
             with state.writing() as write:
@@ -85,5 +89,6 @@ class SessionBackend:
             return withdrawn
 
     def close(self) -> None:
+        """Release the session's database connections."""
         if self._close is not None:
             self._close()
