@@ -22,6 +22,7 @@ __all__ = [
     "AnsweredAlreadyError",
     "PairNotHeldError",
     "AnnotatorStoppedError",
+    "KeyReusedError",
     "PaucityWarning",
 ]
 
@@ -91,6 +92,15 @@ class AnsweredAlreadyError(PairNotWaitingError):
 
 class PairNotHeldError(ParameterError):
     """An annotator answers or skips a pair that was not shown to them (or went to someone else after its lease)."""
+
+
+class KeyReusedError(ParameterError):
+    """A request's idempotency key was used before by another request (another pair, value or annotator).
+
+    The same request sent again with its key is answered as the first was; a
+    different one with the same key is refused (a page answers it with 409),
+    never taken for a repeat with nothing stored.
+    """
 
 
 class AnnotatorStoppedError(ParameterError):

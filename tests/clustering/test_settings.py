@@ -124,7 +124,8 @@ def _with_a_new_setting(code: str, tmp_path: Path) -> subprocess.CompletedProces
     patched = tmp_path / "settings.py"
     patched.write_text(source.replace(anchor, field + anchor, 1))
     preamble = (
-        "import importlib.util, sys\n"
+        "import importlib.util, os, sys\n"
+        "os.environ['COLUMNS'] = '200'  # the help on one line per option\n"
         f"spec = importlib.util.spec_from_file_location('paucity.clustering.settings', {str(patched)!r})\n"
         "module = importlib.util.module_from_spec(spec)\n"
         "sys.modules['paucity.clustering.settings'] = module\n"

@@ -215,7 +215,7 @@ def test_a_version_1_store_is_upgraded_in_place_with_its_data(tmp_path):
                           "INSERT INTO paucity_measurements (i, j, value, time, source) VALUES (0, 1, 0.5, 1.0, 'a');"
                           "INSERT INTO paucity_pending (i, j, time) VALUES (2, 3, 2.0);")
     store = MeasurementStore(path)
-    assert store.metadata["version"] == "3" and len(store) == 1
+    assert store.metadata["version"] == "4" and len(store) == 1
     asks = store.pending_asks()
     assert asks[["i", "j"]].values.tolist() == [[2, 3]] and asks["annotator"].isna().all()
     assert store.skips().empty

@@ -210,8 +210,10 @@ def test_an_image_outside_media_is_refused_at_start(database, media):
 
 
 def test_api_round_trip_and_bad_requests(session, database):
-    client = TestClient(annotate_app(session))
-    assert "How similar" in client.get("/").text and "Annotation progress" in client.get("/coordinator").text
+    client = TestClient(annotate_app(session, token="c00rdinator", open_when_uninvited=True))
+    coordinator = {"x-paucity-token": "c00rdinator"}
+    assert "How similar" in client.get("/").text
+    assert "Annotation progress" in client.get("/coordinator", headers=coordinator).text
     answer = client.post("/api/next", json={"annotator": "ann"}).json()
     i, j = names(answer)
     for body, match in [
@@ -226,7 +228,7 @@ def test_api_round_trip_and_bad_requests(session, database):
     assert client.get("/api/next", params={"annotator": "ann"}).status_code == 405  # taking a pair is a POST
     next_answer = client.post("/api/answer", json={"annotator": "ann", "i": i, "j": j, "value": 7}).json()
     assert next_answer["n_answered"] == 1
-    assert client.get("/api/progress").json()["n_answers"] == 1
+    assert client.get("/api/progress", headers=coordinator).json()["n_answers"] == 1
     assert len(stored(database)) == 1
 
 
@@ -338,8 +340,9 @@ def test_the_page_and_the_command_line_share_one_session_and_survive_a_crash(tmp
                 acknowledged.append(frozenset(pair))
         served.kill()  # a crash: no chance to clean up
         served = Served(*command)  # started again as it was
+        coordinator = served.wait_for_line("coordinator:").strip().rsplit("token=", 1)[1]
         with httpx.Client(base_url=served.url, timeout=60) as client:
-            progress = client.get("/api/progress").json()
+            progress = client.get("/api/progress", headers={"x-paucity-token": coordinator}).json()
             assert progress["n_answers"] == 3 and progress["n_pending"] == 4 + 1  # carl's four, ann's next
             answer = client.post("/api/next", json={"annotator": "ann"}).json()
             assert frozenset(names(answer)) not in acknowledged

@@ -46,12 +46,19 @@ def test_a_busy_port_is_one_line_error(h5ad_path):
     assert result.exit_code == 2 and "choose another --port" in result.output
 
 
-def test_serve_on_loopback_needs_no_token(h5ad_path):
+def test_serve_on_loopback_needs_its_token_too(h5ad_path):
+    """Every user of a shared machine reaches 127.0.0.1, and the explorer writes the user's .h5ad: the token is
+    needed there too, as a notebook server needs its own."""
     served = Served("serve", "markers", str(h5ad_path), "--groupby", "cell_type")
     try:
-        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", served.url)
-        state = httpx.get(served.url + "api/state", timeout=30).json()
+        found = re.fullmatch(r"http://127\.0\.0\.1:(\d+)/\?token=([\w-]+)", served.url)
+        assert found, served.url
+        base = f"http://127.0.0.1:{found.group(1)}/"
+        assert httpx.get(base + "api/state", timeout=30).status_code == 401
+        assert httpx.post(base + "api/export/h5ad", json={}, timeout=30).status_code == 401  # it writes the file
+        state = httpx.get(base + "api/state", headers={"x-paucity-token": found.group(2)}, timeout=30).json()
         assert state["groups"] == ["B cell", "Monocyte", "T cell"]
+        assert "on this machine too" in served.wait_for_line("Every request needs the token")
     finally:
         served.stop()
 
@@ -97,7 +104,9 @@ def test_annotate_prints_both_addresses(tmp_path):
     try:
         line = served.wait_for_line("coordinator: ").strip()
         assert line.startswith("coordinator: " + served.url + "coordinator?token=")
-        assert httpx.get(served.url + "api/progress", timeout=30).json()["budget"] == 5
+        assert httpx.get(served.url + "api/progress", timeout=30).status_code == 401  # the coordinator's token, always
+        token = line.rsplit("token=", 1)[1]
+        assert httpx.get(served.url + "api/progress", headers={"x-paucity-token": token}, timeout=30).json()["budget"] == 5
     finally:
         served.stop()
 

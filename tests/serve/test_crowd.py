@@ -95,11 +95,23 @@ def test_the_coordinator_pauses_resumes_and_revokes_and_it_takes_effect_at_once(
     assert states == {"ann": "active", "bob": "active"}
 
 
-def test_open_on_this_machine_until_someone_is_invited(session):
+def test_open_on_this_machine_for_annotators_until_someone_is_invited_and_never_for_the_coordinator(session):
+    """On 127.0.0.1 with nobody invited, annotators come in by name; the coordinator's routes need the coordinator's
+    token all the same: another user of a shared machine cannot invite an intruder, pause, read or export."""
     client = client_for(session, open_when_uninvited=True)
     assert client.post("/api/next", json={"annotator": "ann"}).json()["status"] == "pair"
-    assert client.get("/api/progress").status_code == 200
-    invited = client.post("/api/annotators/invite", json={"names": ["cat", "dan"]}).json()["links"]
+    for path in ("/api/progress", "/api/export/answers.csv", "/api/export/payments.json", "/api/disagreements"):
+        refused = client.get(path)
+        assert refused.status_code == 401 and "coordinator's token" in refused.json()["error"], path
+    assert client.get("/coordinator").status_code == 401
+    assert "coordinator's token" in client.get("/coordinator", headers={"accept": "text/html"}).text
+    for path, body in (("/api/annotators/invite", {"names": ["intruder"]}), ("/api/annotators/pause", {"annotator": "ann"}),
+                       ("/api/adjudicate", {"i": "photo00", "j": "photo01", "value": 3}), ("/api/settings", {"quota": 1})):
+        assert client.post(path, json=body).status_code == 401, path
+    assert session.session.annotators().empty and session.session.settings.quota is None  # nothing changed
+    coordinator = header("c00rdinator")
+    assert client.get("/api/progress", headers=coordinator).status_code == 200
+    invited = client.post("/api/annotators/invite", json={"names": ["cat", "dan"]}, headers=coordinator).json()["links"]
     assert set(invited) == {"cat", "dan"} and all("?token=" in link for link in invited.values())
     assert client.post("/api/next", json={"annotator": "ann"}).status_code == 401  # now everyone needs a link
     again = client.post("/api/annotators/invite", json={"names": ["cat"]}, headers=header("c00rdinator"))
@@ -180,7 +192,8 @@ def test_gold_pairs_measure_accuracy_never_count_and_excluded_answers_leave_the_
                 value = 9 if pair[0][5] == pair[1][5] or abs(int(pair[0][5:]) - int(pair[1][5:])) < 6 else 0
             reply = client.post("/api/answer", json={"annotator": who, "i": pair[0], "j": pair[1], "value": value}).json()
     assert seen_gold == {"ann": 3, "bob": 3}  # one in four of 12 answers
-    progress = client.get("/api/progress").json()
+    coordinator = header("c00rdinator")
+    progress = client.get("/api/progress", headers=coordinator).json()
     assert progress["n_gold_answers"] == 6 and progress["n_answers"] == 18  # gold answers are not measurements
     with MeasurementStore(tmp_path / "s.db") as store:
         assert len(store) == 18
@@ -189,16 +202,16 @@ def test_gold_pairs_measure_accuracy_never_count_and_excluded_answers_leave_the_
     assert rows["bob"]["n_shared"] == 3 and rows["bob"]["difference"] == pytest.approx(9.0)
     assert progress["alpha"] is not None and progress["alpha"] < 0  # the two disagree on every shared pair
     assert progress["cost"] == pytest.approx(0.5 * 24) and progress["cost_gold"] == pytest.approx(3.0)
-    client.post("/api/annotators/exclude", json={"annotator": "bob"})
-    after = client.get("/api/progress").json()
+    client.post("/api/annotators/exclude", json={"annotator": "bob"}, headers=coordinator)
+    after = client.get("/api/progress", headers=coordinator).json()
     assert after["n_answers"] == 9 and after["n_excluded"] == 9 and after["cost_excluded"] == pytest.approx(4.5)
     assert after["cost"] == pytest.approx(progress["cost"])  # excluded answers were paid for all the same
     with ClusteringSession.open(tmp_path / "s.db") as reopened:  # another process leaves them out too
         assert reopened.status().n_measured == 9
-    exported = pd.read_csv(io.StringIO(client.get("/api/export/answers.csv").text))
+    exported = pd.read_csv(io.StringIO(client.get("/api/export/answers.csv", headers=coordinator).text))
     assert exported["gold"].sum() == 6 and exported.loc[exported["annotator"] == "bob", "excluded"].all()
     assert set(exported.columns) >= {"i", "j", "value", "answer", "annotator", "time", "gold", "gold_value", "excluded"}
-    clusters = client.get("/api/export/clusters.json").json()
+    clusters = client.get("/api/export/clusters.json", headers=coordinator).json()
     assert len(clusters) == N_ITEMS and set(clusters[0]) == {"item", "label", "embedding"}
 
 
@@ -210,7 +223,7 @@ def test_exports_neutralize_formula_cells(tmp_path, adata):
         reply = client.post("/api/next", json={"annotator": "ann"}).json()
         pair = names_of(reply)
         client.post("/api/answer", json={"annotator": "ann", "i": pair[0], "j": pair[1], "value": 4})
-    clusters = client.get("/api/export/clusters.csv").text.splitlines()[1:]
+    clusters = client.get("/api/export/clusters.csv", headers=header("c00rdinator")).text.splitlines()[1:]
     written = {line.split(",")[0].strip('"') for line in clusters}
     assert "'+1" in written and "'-minus" in written and "'@at" in written and "plain" in written
     assert not any(cell[:1] in "=+-@\t\r" for cell in written)

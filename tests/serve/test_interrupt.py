@@ -32,7 +32,7 @@ def _interrupt(served: Served) -> str:
 
 def test_ctrl_c_on_serve_markers_says_interrupted_and_exits_130(h5ad_path):
     served = Served("serve", "markers", str(h5ad_path), "--groupby", "cell_type")
-    assert httpx.get(served.url + "api/state", timeout=30).status_code == 200
+    assert httpx.get(served.url.replace("?", "api/state?"), timeout=30).status_code == 200
     output = _interrupt(served)
     assert served.process.returncode == 130, output
     assert output.splitlines()[-1] == "interrupted"
@@ -42,7 +42,8 @@ def test_ctrl_c_on_serve_annotate_says_interrupted_and_exits_130(tmp_path):
     items = tmp_path / "items.csv"
     items.write_text("item\n" + "".join(f"photo{k}\n" for k in range(6)))
     served = Served("serve", "annotate", str(tmp_path / "photos.db"), "--items", str(items), "--budget", "5")
-    assert httpx.get(served.url + "api/progress", timeout=30).status_code == 200
+    token = served.wait_for_line("coordinator: ").strip().rsplit("token=", 1)[1]
+    assert httpx.get(served.url + "api/progress", headers={"x-paucity-token": token}, timeout=30).status_code == 200
     output = _interrupt(served)
     assert served.process.returncode == 130, output
     assert output.splitlines()[-1] == "interrupted"

@@ -26,7 +26,8 @@ from ..clustering.settings import Setting, settings_for
 __all__ = ["loop_settings", "ITEMS", "ITEM_COLUMN", "open_or_explain"]
 
 _FIXED = "Fixed when the session starts; a value that differs from the session's is refused."
-_EXTENDED = "(paucity cluster-session extend raises it.)"
+_CHANGED = {"budget": "(paucity cluster-session extend raises it.)"}
+_CHANGEABLE = "The coordinator may change it later (paucity cluster-session change, or the coordinator's page)."
 
 ITEMS: Optional[Path] = typer.Option(
     None,
@@ -45,12 +46,22 @@ def _shown_default(s: Setting, scope: str) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+#: What ``--quota none`` stands for: the setting removed (no limit).
+NONE = "none"
+
+
 def _option(s: Setting, scope: str):
-    """The typer option of one setting: as a session takes it (left out unless given) or as the estimator does."""
+    """The typer option of one setting: as a session takes it (left out unless given), as a change to a session
+    (left out: unchanged), or as the estimator does."""
+    if scope == "change":
+        decls = [f"{s.option}/--no-{s.option[2:]}"] if s.kind is bool else [s.option]
+        removable = " ('none' removes it)" if None in s.constraints else ""
+        return typer.Option(None, *decls, help=f"{s.help_for('session')} Left out: unchanged{removable}.",
+                            show_default=False)
     session = scope == "session"
     decls = [f"{s.option}/--no-{s.option[2:]}"] if s.kind is bool and session else [s.option]
     if session:
-        fixed = _FIXED if s.fixed else _EXTENDED
+        fixed = _FIXED if s.fixed else _CHANGED.get(s.name, _CHANGEABLE)
         text = f"{s.help_for(scope)} Default: {_shown_default(s, scope)}. {fixed}"
         return typer.Option(None, *decls, help=text, show_default=False)
     default = s.default_for(scope)
@@ -60,12 +71,28 @@ def _option(s: Setting, scope: str):
 
 
 def _annotation(s: Setting, scope: str):
+    if scope == "change" and None in s.constraints:
+        return Optional[str]  # a number, or 'none'
     kind = s.kind if s.parse is None else str  # a parsed setting is typed as text
     return Optional[kind] if scope == "session" or s.default_for(scope) is None else kind
 
 
+def _read(s: Setting, text, scope: str):
+    """An option's value as the library's: parsed where the setting says how; on a change, 'none' is None and a
+    number typed as text is read as the setting's kind."""
+    if scope == "change" and isinstance(text, str) and None in s.constraints and s.parse is None:
+        if text.strip().lower() == NONE:
+            return None
+        try:
+            return s.kind(text)
+        except ValueError:
+            raise ParameterError(f"{s.option} must be a number or 'none', got {text!r}.") from None
+    return s.read(text)
+
+
 def loop_settings(scope: str):
-    """Give a command an option per setting of ``scope`` (``"session"`` or ``"estimator"``); the command receives
+    """Give a command an option per setting of ``scope`` (``"session"``, ``"change"`` or ``"estimator"``); the
+    command receives
     them as its ``settings`` parameter, ``{name: value}`` in the library's words, a session's setting left out
     when not given.
 
@@ -92,7 +119,7 @@ def loop_settings(scope: str):
 
             given = {s.name: values.pop(s.name, None) for s in declared}
             with one_line_errors(spelling={s.name: s.option for s in declared}):
-                settings = {s.name: s.read(given[s.name]) for s in declared if given[s.name] is not None}
+                settings = {s.name: _read(s, given[s.name], scope) for s in declared if given[s.name] is not None}
                 if settings.get("interleave") and settings.get("strategy") == "random":
                     from ..clustering._checks import check_interleave
 

@@ -6,7 +6,8 @@ curve. ``cluster-session`` runs the human loop in a database, one subcommand
 per verb of :class:`paucity.clustering.ClusteringSession`: ``start`` (a new
 session, and its first pairs), ``ask`` (the pairs for one annotator),
 ``answer`` (their answers, and the clustering), ``withdraw`` (asks that will
-never be answered), ``status`` and ``extend`` (a larger budget). The old
+never be answered), ``status``, ``extend`` (a larger budget) and ``change``
+(the rules a coordinator may change: a quota, the automatic pause). The old
 spelling, ``paucity cluster-session DB --items/--answers/--withdraw ...``, is
 rewritten to the subcommands with a warning.
 """
@@ -337,8 +338,13 @@ def session_status(
         show_default=False,
     ),
     answers: Optional[Path] = typer.Option(
-        None, "--answers", help="Also write every answer, gold answers marked: i, j, value, annotator, time, gold, "
-        "gold_value, excluded (.csv, or .json).", show_default=False,
+        None, "--answers", help="Also write every answer, gold answers marked: i, j, value, annotator, time (ISO "
+        "8601, UTC), gold, gold_value, excluded, adjudicated (.csv, or .json).", show_default=False,
+    ),
+    payments: Optional[Path] = typer.Option(
+        None, "--payments", help="Also write what to pay each annotator: answers counted, gold, excluded, paid, "
+        "cost at the session's price, last seen (ISO 8601, UTC) and time on task in seconds (.csv, or .json).",
+        show_default=False,
     ),
 ) -> None:
     """Say where a session stands: answers, pairs waiting and with whom, budget left, cost, clusters so far.
@@ -347,24 +353,33 @@ def session_status(
     Examples:
       paucity cluster-session status photos.db
       paucity cluster-session status photos.db --out clusters.csv --answers answers.json
+      paucity cluster-session status photos.db --payments pay.csv
     """
     from .. import io
     from ..clustering import ClusteringSession
 
     with one_line_errors(spelling=True):
-        targets = [(path, option) for path, option in ((out, "--out"), (answers, "--answers")) if path is not None]
+        from ..clustering.session.review import iso_times
+
+        targets = [(path, option) for path, option in ((out, "--out"), (answers, "--answers"), (payments, "--payments"))
+                   if path is not None]
         for path, option in targets:
             io.check_output_path(path, option=option, suffixes=(".csv", ".json"))
-        if out is not None and answers is not None and out.resolve() == answers.resolve():
-            raise ParameterError(f"--out and --answers are both {out}; give two different files.")
+        for k, (path, option) in enumerate(targets):
+            for other, other_option in targets[k + 1:]:
+                if path.resolve() == other.resolve():
+                    raise ParameterError(f"{option} and {other_option} are both {path}; give two different files.")
         with ClusteringSession.open(database) as session:
             status = session.status()
-            table = session.export() if answers is not None else None
+            table = iso_times(session.export()) if answers is not None else None
+            pay = iso_times(session.payments(), ("last_seen",)) if payments is not None else None
             n_gold = len(session.gold_answers())
         if out is not None:
             _write_table(status.to_frame(), out)
         if answers is not None:
             _write_table(table, answers)
+        if payments is not None:
+            _write_table(pay, payments)
     if quiet():
         return
     settings = status.settings
@@ -382,7 +397,7 @@ def session_status(
         name = row.annotator if row.annotator else "(no name)"
         typer.echo(f"  {name}\t{row.n_answers} answers\t{row.n_holding} waiting")
     sizes = ", ".join(f"{label}: {count} items" for label, count in status.clusters.cluster_sizes().items())
-    written = [str(path) for path in (out, answers) if path is not None]
+    written = [str(path) for path in (out, answers, payments) if path is not None]
     typer.echo(f"clusters so far: {sizes}" + (f"; written to {' and '.join(written)}" if written else ""))
 
 
@@ -416,6 +431,33 @@ def session_extend(
             session.extend(setting("budget").read(budget))
     if not quiet():
         typer.echo(f"{database}: the budget is {session.budget} measurements (was {before})")
+
+
+@cluster_session.command("change", cls=PaucityCommand)
+@loop_settings("change")
+def session_change(database: str = _DATABASE, settings: dict = None) -> None:
+    """Change the rules a coordinator may change after a session starts: the quota of answers per annotator,
+    the automatic pause on gold accuracy, feedback on gold answers (and the budget, only raised).
+
+    Every process of the session (the annotation page included) follows the change with its next request.
+
+    \b
+    Examples:
+      paucity cluster-session change photos.db --quota 200 --pause-below 0.7 --pause-after 5
+      paucity cluster-session change photos.db --quota none --no-gold-feedback
+    """
+    from ..clustering import ClusteringSession
+
+    with one_line_errors(spelling=True):
+        if not settings:
+            raise ParameterError("say what to change: --quota, --pause-below, --pause-after, --gold-feedback or "
+                                 "--budget (see paucity cluster-session change --help).")
+        with ClusteringSession.open(database) as session:
+            session.change(**settings)
+            now = session.settings
+    if not quiet():
+        shown = ", ".join(f"{name} {getattr(now, name)!r}" for name in settings)
+        typer.echo(f"{database}: {shown}")
 
 
 def _check_n(n) -> None:

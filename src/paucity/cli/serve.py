@@ -23,8 +23,8 @@ serve = typer.Typer(
 )
 
 _HOST_HELP = (
-    "Address to listen on. The default, 127.0.0.1, is this machine only; any other (e.g. 0.0.0.0 for a lab "
-    "network) needs the random access token printed with the URL on every request."
+    "Address to listen on. The default, 127.0.0.1, is this machine only (every user of a shared machine reaches "
+    "it); any other, e.g. 0.0.0.0, a lab network. Every address needs the random access token printed with the URL."
 )
 
 
@@ -85,8 +85,8 @@ def serve_markers(
                 adata, groupby, layer=layer, use_raw=use_raw, method=method, n_bins=n_bins, prefilter=prefilter,
                 path=input, key_added=key,
             )
-            token = None if is_loopback(host) else new_token()
-            app = markers_app(explorer, token=token, local_only=token is None)
+            token = new_token()  # on this machine too: a shared machine's users all reach 127.0.0.1
+            app = markers_app(explorer, token=token, local_only=is_loopback(host))
         except BaseException:
             sock.close()
             raise
@@ -98,8 +98,9 @@ def serve_markers(
                        + (f" ({restored['reason']})." if restored["reason"] else "."))
         else:
             typer.echo(f"The selection saved under uns[{key!r}] was not taken up: {restored['reason']}.")
-    if token is not None and not quiet():
-        typer.echo("Every request needs the token above (open the URL as printed, or send the X-Paucity-Token header).")
+    if not quiet():
+        typer.echo("Every request needs the token above, on this machine too (open the URL as printed, or send the "
+                   "X-Paucity-Token header).")
     if not quiet():
         typer.echo("Ctrl-C stops the server.")
     run(app, sock)
@@ -155,7 +156,8 @@ def serve_annotate(
     session's active learner (IU-RED by default) chooses the pairs. The coordinator's view, at /coordinator,
     shows the answers so far, their cost at --price each, each annotator's accuracy on gold pairs and agreement
     with the others, and the current clusters; it invites, pauses and revokes annotators and exports the
-    answers. On this machine (127.0.0.1) with nobody invited, the page is open and annotators type their name.
+    answers. On this machine (127.0.0.1) with nobody invited, the annotation page is open to every user of this
+    machine and annotators type their name; the coordinator's view always needs the coordinator's link.
     The server can be stopped at any time and started again with the same command: the session goes on, and
     `paucity cluster-session` commands may work on the same session meanwhile.
 
@@ -198,7 +200,8 @@ def serve_annotate(
             raise
     base = url_of(sock, host)
     if local and not session.invited:
-        typer.echo(f"paucity annotation page: {base} (open to this machine: annotators type their name)")
+        typer.echo(f"paucity annotation page: {base} (open to every user of this machine: annotators type their "
+                   "name; invite them for personal links)")
     else:
         typer.echo(f"paucity annotation page: {base} (each annotator opens their own link)")
     typer.echo(f"coordinator: {base}coordinator?token={token}")

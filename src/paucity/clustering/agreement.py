@@ -24,10 +24,22 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["SessionQuality", "annotator_quality", "interval_alpha", "GOLD_TOLERANCE"]
+__all__ = ["SessionQuality", "annotator_quality", "interval_alpha", "gold_right", "GOLD_TOLERANCE"]
 
 #: An answer to a gold pair is right within one step of the annotation page's 0–9 scale.
 GOLD_TOLERANCE = 1 / 9
+
+
+def gold_right(values, known) -> np.ndarray:
+    """Which answers to gold pairs are right: within :data:`GOLD_TOLERANCE` of the known similarity.
+
+    Examples
+    --------
+    >>> gold_right([8 / 9, 6 / 9], [1.0, 1.0]).tolist()
+    [True, False]
+    """
+    errors = np.abs(np.asarray(values, dtype=np.float64) - np.asarray(known, dtype=np.float64))
+    return errors <= GOLD_TOLERANCE + 1e-9  # one step of the page's scale, whatever the rounding
 
 
 @dataclass(frozen=True)
@@ -156,7 +168,8 @@ def annotator_quality(answers: pd.DataFrame, states: pd.DataFrame) -> SessionQua
             "excluded": bool(excluded.get(name, False)),
             "n_answers": int((~mine["gold"]).sum()),
             "n_gold": int(len(gold)),
-            "gold_accuracy": float(np.mean(errors <= GOLD_TOLERANCE + 1e-9)) if len(errors) else float("nan"),
+            "gold_accuracy": float(np.mean(gold_right(gold["value"], gold["gold_value"]))) if len(errors)
+            else float("nan"),
             "gold_difference": float(errors.mean()) if len(errors) else float("nan"),
             "n_shared": int(both.sum()),
             "difference": float(np.abs(own[both] - others_mean[both]).mean()) if both.any() else float("nan"),

@@ -23,6 +23,7 @@ import pandas as pd
 from .._errors import InputError, PairNotWaitingError, ParameterError
 from .._json import plain_number
 from .session.gold import GOLD_RATE, gold_due
+from .session.review import iso_times
 from .session.rules import check_annotator
 from .tables import SCALE, ExamplePairs, GoldPairs, Items
 
@@ -206,13 +207,19 @@ class AnnotationSession:
             ``{"pair": {"i": item, "j": item}, "status": "pair"}``, or
             ``{"pair": None, "status": "waiting"}`` (every waiting pair is
             with another annotator; ask again soon), ``"done"`` (the budget
-            is spent) or ``"paused"`` (the coordinator paused them).
+            is spent), ``"quota"`` (they gave the session's ``quota`` of
+            answers) or ``"paused"`` (the coordinator, or the quality rule,
+            paused them: ``reason`` says which).
         """
         annotator = check_annotator(annotator)
         counts = self.session.answer_count(annotator)
         mine = {"n_answered": sum(counts), "annotator": annotator}
         if self.session.state_of(annotator) == "paused":
-            return {"pair": None, "status": "paused", **mine}
+            reasons = self.session.annotators().set_index("annotator")["reason"]
+            return {"pair": None, "status": "paused", "reason": reasons.get(annotator), **mine}
+        quota = self.session.settings.quota
+        if quota is not None and sum(counts) >= quota:
+            return {"pair": None, "status": "quota", **mine}
         if gold is False:  # (the gold pair on their screen, when the caller has just read it)
             gold = self.session.gold_pair(annotator, take=False) if self._has_gold else None
         if gold is None and self._has_gold and gold_due(*counts, self.gold_rate) and not self.session.held_by(annotator):
@@ -222,7 +229,8 @@ class AnnotationSession:
         else:
             asks = self.session.ask(1, annotator=annotator, lease_seconds=self.session.settings.lease_seconds)
             if not len(asks.pairs):
-                return {"pair": None, "status": "done" if asks.spent else "waiting", **mine}
+                status = "quota" if asks.at_quota else "done" if asks.spent else "waiting"
+                return {"pair": None, "status": status, **mine}
             i, j = asks.pairs["i"].iloc[0], asks.pairs["j"].iloc[0]
         return {"pair": {"i": self._items[i].to_dict(), "j": self._items[j].to_dict()}, "status": "pair", **mine}
 
@@ -239,7 +247,11 @@ class AnnotationSession:
         gold = self.session.gold_pair(annotator, take=False) if self._has_gold else None
         if gold is not None and {i, j} == set(gold):
             self.session.record_gold(annotator, i, j, value / SCALE, key=key)
-            return self.next_pair(annotator, gold=None)
+            reply = self.next_pair(annotator, gold=None)
+            if self.session.settings.gold_feedback:  # the answer that was expected, on the page's scale
+                expected = self.session.gold_expected(i, j)
+                reply["feedback"] = {"i": i, "j": j, "given": int(value), "expected": round(expected * SCALE)}
+            return reply
         frame = pd.DataFrame({"i": [i], "j": [j], "value": [value / SCALE]})
         try:
             self.session.record(frame, annotator=annotator, key=key, cluster=False)
@@ -277,14 +289,20 @@ class AnnotationSession:
         n_excluded = sum(count for source, count in counts.items() if source in excluded)
         n_gold = sum(self._gold_counts().values())
         price = status.settings.price
-        quality = self.quality()
+        quality, work, n_disagreements, n_adjudicated = self._figures()
         states = dict(zip(annotators["annotator"], annotators["state"]))
         invited = dict(zip(annotators["annotator"], annotators["invited"]))
+        reasons = dict(zip(annotators["annotator"], annotators["reason"]))
         holding = dict(zip(status.annotators["annotator"], status.annotators["n_holding"]))
         rows = []
         for row in quality.annotators.itertuples():
+            seen = work["last_seen"].get(row.annotator, np.nan)
             rows.append({
                 "annotator": str(row.annotator), "state": states.get(row.annotator, "active"),
+                "reason": reasons.get(row.annotator),
+                "last_seen": None if not np.isfinite(seen) else iso_times(pd.DataFrame({"time": [seen]}))["time"][0],
+                "time_on_task": float(work["time_on_task"].get(row.annotator, 0.0)),
+                "n_skips": int(work["n_skips"].get(row.annotator, 0)),
                 "invited": bool(invited.get(row.annotator, False)), "excluded": bool(row.excluded),
                 "n_answers": int(row.n_answers), "n_gold": int(row.n_gold), "n_holding": int(holding.get(row.annotator, 0)),
                 "gold_accuracy": plain_number(row.gold_accuracy), "gold_difference": plain_number(row.gold_difference * SCALE),
@@ -312,9 +330,11 @@ class AnnotationSession:
             "annotators": rows,
             "recent": [
                 {"i": str(row.i), "j": str(row.j), "value": round(float(row.value) * SCALE),
-                 "annotator": str(row.source), "time": float(row.time)}
-                for row in recent.itertuples()
+                 "annotator": str(row.source), "time": float(row.time), "when": when}
+                for row, when in zip(recent.itertuples(), iso_times(recent)["time"])
             ],
+            "n_disagreements": n_disagreements,
+            "n_adjudicated": n_adjudicated,
             "clusters": None if status.n_measured == 0 else [
                 {"item": str(item), "label": int(label)}
                 for item, label in zip(status.clusters.items, status.clusters.labels)
@@ -323,20 +343,78 @@ class AnnotationSession:
 
     def quality(self):
         """The session's :class:`~paucity.clustering.SessionQuality`, computed again at most every few seconds."""
+        return self._figures()[0]
+
+    def _figures(self) -> tuple:
+        """The figures that read every answer (quality, each annotator's work, the disagreements and decisions
+        counted), computed again at most every :data:`QUALITY_SECONDS` or after the coordinator's action."""
         with self._quality_lock:
             now = time.monotonic()
             if self._quality is None or now - self._quality[0] > QUALITY_SECONDS:
-                self._quality = (now, self.session.quality())
+                figures = (self.session.quality(), self.session.work().set_index("annotator"),
+                           int(len(self.session.disagreements())), int(len(self.session.adjudications())))
+                self._quality = (now, figures)
             return self._quality[1]
 
     def export(self, what: str) -> pd.DataFrame:
-        """``"answers"``: every answer, gold answers marked; ``"clusters"``: the clustering of the answers so far."""
+        """A table for the coordinator to take away, times as ISO 8601 with the time zone: ``"answers"`` (every
+        answer, gold answers marked, with ``answer`` on the page's scale and the adjudicated value),
+        ``"clusters"`` (the clustering of the answers so far), ``"payments"`` (what to pay each annotator) or
+        ``"disagreements"`` (the pairs two or more people answered)."""
         if what == "answers":
             table = self.session.export()
-            return table.assign(answer=np.rint(table["value"].to_numpy() * SCALE).astype(np.int64))
+            table = table.assign(answer=np.rint(table["value"].to_numpy() * SCALE).astype(np.int64))
+            return iso_times(table)
         if what == "clusters":
             return self.session.clusters().to_frame()
-        raise ParameterError(f"export answers or clusters, not {what!r}.")
+        if what == "payments":
+            return iso_times(self.session.payments(), ("last_seen",))
+        if what == "disagreements":
+            return iso_times(self.session.disagreements(), ("adjudicated_time",))
+        raise ParameterError(f"export answers, clusters, payments or disagreements, not {what!r}.")
+
+    def disagreements(self, *, sort: str = "spread", min_annotators: int = 2) -> dict:
+        """The pairs answered by two or more people, values on the page's 0–9 scale, sorted by ``sort``
+        (``"spread"``, ``"n_answers"``, ``"mean"``, or ``"time"``: the latest decision first)."""
+        table = self.session.disagreements(min_annotators=min_annotators)
+        keys = {"spread": ["spread", "n_annotators"], "n_answers": ["n_answers", "spread"], "mean": ["mean"],
+                "time": ["adjudicated_time"]}
+        if sort not in keys:
+            raise ParameterError(f"sort by one of {', '.join(keys)}, not {sort!r}.")
+        table = table.sort_values(keys[sort], ascending=False, kind="stable", na_position="last")
+        scale = lambda value: None if not np.isfinite(value) else round(float(value) * SCALE, 2)  # noqa: E731
+        pairs = []
+        for row in table.itertuples():
+            pairs.append({
+                "i": str(row.i), "j": str(row.j), "n_answers": int(row.n_answers),
+                "n_annotators": int(row.n_annotators), "mean": scale(row.mean), "min": scale(row.min),
+                "max": scale(row.max), "spread": scale(row.spread), "answers": str(row.answers),
+                "adjudicated": None if not np.isfinite(row.adjudicated) else {
+                    "value": scale(row.adjudicated), "by": str(row.adjudicated_by),
+                    "when": iso_times(pd.DataFrame({"time": [row.adjudicated_time]}))["time"][0]},
+            })
+        return {"pairs": pairs, "n_pairs": len(pairs), "sort": sort}
+
+    def adjudicate(self, i: str, j: str, value, *, by: str = "coordinator") -> dict:
+        """The coordinator decides the pair (i, j): ``value`` on the page's scale (0 to 9), or None to take the
+        decision back."""
+        self._check_items(i, j)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)
+                                  or not 0 <= value <= SCALE):
+            raise ParameterError(f"value must be a whole number from 0 to {SCALE}, or null to take the decision "
+                                 f"back; got {value!r}.")
+        self.session.adjudicate(i, j, None if value is None else value / SCALE, by=by)
+        with self._quality_lock:
+            self._quality = None
+        return {"i": i, "j": j, "value": value}
+
+    def change(self, settings: dict) -> dict:
+        """The coordinator changes the rules a session may change (``quota``, ``pause_below``, ``pause_after``,
+        ``gold_feedback``, ``budget``); returns the settings now."""
+        if not isinstance(settings, dict) or not settings:
+            raise ParameterError("send the settings to change as a JSON object, e.g. {\"quota\": 200}.")
+        self.session.change(**settings)
+        return self.session.settings.to_dict()
 
     def invite(self, names) -> dict[str, str | None]:
         """Personal tokens for the annotators named (None for one invited already)."""

@@ -125,6 +125,7 @@ class RunningEstimates:
         self._pair_count = np.zeros(0, dtype=np.int32)
         self._csr = None  # Ŵ of the current state (sparse mode), built on demand
         self._values: dict[tuple[int, int], list[float]] = {}
+        self._decided: dict[tuple[int, int], float] = {}  # values set by a person over the measurements' median
         self._squares: dict[tuple[int, int], float] = {}
         self._sum_squares = 0.0
         self._degrees_of_freedom = 0
@@ -142,14 +143,28 @@ class RunningEstimates:
             self._squares[key] = squares
             self._degrees_of_freedom += 1
         median = values[0] if r == 1 else float(np.median(values))  # one value is its own median
+        self._set(key, self._decided.get(key, median), r)
+        self.n_measurements += 1
+        return self._decided.get(key, median)
+
+    def decide(self, i: int, j: int, value: float | None) -> float:
+        """Set ŵᵢⱼ to ``value`` whatever its measurements say (an adjudication), or with None go back to their
+        median; returns the pair's value now. Measurements of the pair still count, and are kept."""
+        key = (min(i, j), max(i, j))
+        if value is None:
+            self._decided.pop(key, None)
+        else:
+            self._decided[key] = float(value)
+        self._set(key, self.median_of(*key), len(self._values.get(key, ())))
+        return self.median_of(*key)
+
+    def _set(self, key: tuple[int, int], value: float, r: int) -> None:
         a, b = key
         if self.W is not None:
-            self.W[a, b] = self.W[b, a] = median
+            self.W[a, b] = self.W[b, a] = value
             self.counts[a, b] = self.counts[b, a] = r
         elif self.sparse:
-            self._remember_pair(a, b, median, r)
-        self.n_measurements += 1
-        return median
+            self._remember_pair(a, b, value, r)
 
     def _remember_pair(self, a: int, b: int, median: float, r: int) -> None:
         slot = self._slot.get((a, b))
@@ -221,8 +236,12 @@ class RunningEstimates:
         return len(self._values.get((min(i, j), max(i, j)), ()))
 
     def median_of(self, i: int, j: int) -> float:
-        """ŵᵢⱼ: the median of the measurements of {i, j}, 0 when it is unmeasured."""
-        values = self._values.get((min(i, j), max(i, j)))
+        """ŵᵢⱼ: the median of the measurements of {i, j} (the value decided for it, when one was), 0 when it is
+        unmeasured."""
+        key = (min(i, j), max(i, j))
+        if key in self._decided:
+            return self._decided[key]
+        values = self._values.get(key)
         if not values:
             return 0.0
         return values[0] if len(values) == 1 else float(np.median(values))

@@ -300,6 +300,16 @@ class ActiveLoop:
         self.tracker.update(i, j, after - before)
         self.queries.append((i, j, value, self.estimates.repeats_of(i, j)))
 
+    def decide(self, i: int, j: int, value: float | None) -> None:
+        """Set ŵᵢⱼ to a value a person decided (an adjudication; None goes back to the measurements' median):
+        Ŵ, its components and the trackers follow; no measurement is added."""
+        before = self._value(i, j)
+        after = self.estimates.decide(i, j, value)
+        if after != before:
+            self.components.change(i, j, before, after)
+            self.tracker.update(i, j, after - before)
+            self._clustered_at = -1  # Ŵ changed without a measurement: cluster again
+
     def _value(self, i: int, j: int) -> float:
         """ŵᵢⱼ now (0 when unmeasured)."""
         if not self.sparse:

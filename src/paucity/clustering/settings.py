@@ -121,8 +121,9 @@ class Setting:
     parse : callable, optional
         The command line's text as the library's value (``iu-red`` -> ``iu_red``).
     fixed : bool
-        Whether the value is fixed when a session starts (the budget is
-        raised by ``extend``).
+        Whether the value is fixed when a session starts. The others may be
+        changed later by ``ClusteringSession.change`` (the budget only
+        raised, also by ``extend``).
     default_help : str, optional
         How ``--help`` states the default, where the value alone does not say it.
     """
@@ -144,6 +145,11 @@ class Setting:
     fixed: bool = True
     default_help: str | None = None
     name: str = ""
+
+    @property
+    def change(self) -> bool:
+        """Whether a session's coordinator may change it after the session starts (``ClusteringSession.change``)."""
+        return self.session and not self.fixed
 
     @property
     def option(self) -> str:
@@ -307,6 +313,35 @@ class SessionSettings:
         hint="sign is the seed's rule; ratio and normalized choose the threshold by RatioCut or NCut.",
         before="sign",
     )
+    quota: int | None = _setting(
+        default=None, constraints=(Interval(numbers.Integral, 1, None), None), estimator=False, kind=int,
+        fixed=False, before=None, default_help="none",
+        doc="The most answers one annotator may give, gold answers included; an annotator who reached it gets no "
+            "more pairs. None: no limit.",
+        help="The most answers one annotator may give, gold answers included (no limit when not given).",
+        hint="It is the most answers of one annotator, gold answers included.",
+    )
+    pause_below: float | None = _setting(
+        default=None, constraints=(Interval(numbers.Real, 0, 1, closed="right"), None), estimator=False,
+        kind=float, fixed=False, before=None, default_help="never",
+        doc="Pause an annotator automatically when the share of their gold answers within one step of the known "
+            "answer falls below this, once they gave ``pause_after`` gold answers (counted again from a resume); "
+            "the coordinator sees why and may resume them. None: never.",
+        help="Pause an annotator automatically when their accuracy on gold pairs falls below this share (e.g. "
+             "0.7), once they gave --pause-after gold answers.",
+        hint="It is a share of gold answers, such as 0.7.",
+    )
+    pause_after: int = _setting(
+        default=5, constraints=(Interval(numbers.Integral, 1, None),), estimator=False, kind=int, fixed=False,
+        before=5,
+        doc="The gold answers an annotator gives before ``pause_below`` is applied to them.",
+        help="The gold answers an annotator gives before --pause-below is applied to them.",
+    )
+    gold_feedback: bool = _setting(
+        default=False, constraints=(BOOLEAN,), estimator=False, kind=bool, fixed=False, before=False,
+        doc="Tell an annotator, after each answer to a gold pair, the answer that was expected.",
+        help="Tell an annotator, after each answer to a gold pair, the answer that was expected.",
+    )
 
     def to_dict(self) -> dict:
         """The settings as plain values (what the database keeps, as JSON)."""
@@ -327,7 +362,8 @@ _BY_NAME = {s.name: s for s in SETTINGS}
 
 
 def settings_for(scope: str) -> tuple[Setting, ...]:
-    """The settings the estimator takes (``"estimator"``) or a session keeps (``"session"``)."""
+    """The settings the estimator takes (``"estimator"``), a session keeps (``"session"``), or a session's
+    coordinator may change after it starts (``"change"``)."""
     return tuple(s for s in SETTINGS if getattr(s, scope))
 
 
@@ -359,7 +395,7 @@ def refuse_unknown(given: Mapping, *, owner: str, scope: str = "session") -> Non
     >>> refuse_unknown({"batch": 5}, owner="ClusteringSession.create")
     Traceback (most recent call last):
     ...
-    paucity._errors.ParameterError: ClusteringSession.create: batch is not a setting; the settings are strategy, interleave, budget, repeats, batch_size, n_clusters, random_state, price, lease_seconds, cut.
+    paucity._errors.ParameterError: ClusteringSession.create: batch is not a setting; the settings are strategy, interleave, budget, repeats, batch_size, n_clusters, random_state, price, lease_seconds, cut, quota, pause_below, pause_after, gold_feedback.
     """
     names = [s.name for s in settings_for(scope)]
     for name in given:

@@ -1,12 +1,15 @@
-"""Who may use a page: the coordinator's token, each annotator's own token, or an open server on this machine.
+"""Who may use a page: the coordinator's token, each annotator's own token, or an open page on this machine.
 
-A server reachable from other machines needs a token on every request. The
-marker explorer has one, printed with its URL. The annotation page has two
-kinds: the coordinator's (printed with the coordinator's URL, new each run) and
-one per annotator (their personal link: a token whose SHA-256 hash is kept in
-the session's database, so that revoking it takes effect at once). On the
-loopback interface, with no annotator invited, a page is open to whoever uses
-this machine, as before tokens existed.
+Every address needs a token, this machine's (127.0.0.1) included: on a shared
+machine, a cluster's login node say, every user reaches 127.0.0.1. The marker
+explorer has one, printed with its URL. The annotation page has two kinds:
+the coordinator's (printed with the coordinator's URL, new each run), which
+every coordinator route needs, and one per annotator (their personal link: a
+token whose SHA-256 hash is kept in the session's database, so that revoking
+it takes effect at once). On the loopback interface, with no annotator
+invited, the annotators' routes are open to whoever uses this machine, each
+typing a name; the coordinator's are not. A browser that opens a page without
+its token, or with a revoked link, gets a page that says so and whom to ask.
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ from dataclasses import dataclass
 
 from .._tokens import new_token, same_token
 
-__all__ = ["Access", "Role", "AccessGuard", "role_of", "new_token", "is_loopback", "TOKEN_HEADER", "TOKEN_COOKIE",
-           "TOKEN_QUERY", "ROLE_KEY"]
+__all__ = ["Access", "Role", "AccessGuard", "role_of", "new_token", "is_loopback", "notice_page", "TOKEN_HEADER",
+           "TOKEN_COOKIE", "TOKEN_QUERY", "ROLE_KEY", "COORDINATOR_NEEDS_TOKEN", "REVOKED", "NEEDS_TOKEN"]
 
 #: The request header that may carry the token (scripts).
 TOKEN_HEADER = "x-paucity-token"
@@ -29,6 +32,29 @@ TOKEN_COOKIE = "paucity_token"
 TOKEN_QUERY = "token"
 #: Where the request's :class:`Role` is kept in the ASGI scope's state.
 ROLE_KEY = "paucity_role"
+#: What a request without the coordinator's token is told on a coordinator's route.
+COORDINATOR_NEEDS_TOKEN = ("the coordinator's page and its data need the coordinator's token, on this machine too: "
+                           "open the coordinator's link printed when the server started (.../coordinator?token=...).")
+#: What an annotator whose link was revoked is told.
+REVOKED = ("this link was revoked by the coordinator of this session; ask the coordinator, who sent you the link, "
+           "for a new one.")
+#: What a request without a token is told where one is needed.
+NEEDS_TOKEN = ("this server needs an access token: open the link you were given (with ?token=...), or send the token "
+               "in the X-Paucity-Token header.")
+
+
+def notice_page(title: str, text: str, *, status: int):
+    """A small HTML page that says why a page cannot be shown (a browser's request without its token, or with a
+    revoked link); ``text`` is shown as text. It loads nothing (its reader may not be let in to the style)."""
+    import html
+
+    from starlette.responses import HTMLResponse
+
+    title, text = html.escape(title, quote=False), html.escape(text[:1].upper() + text[1:], quote=False)
+    body = ('<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" '
+            f'content="width=device-width, initial-scale=1"><title>{title}</title></head><body><main>'
+            f'<h1>{title}</h1><p id="notice">{text}</p></main></body></html>')
+    return HTMLResponse(body, status_code=status)
 
 
 def is_loopback(host: str) -> bool:
@@ -126,9 +152,12 @@ class AccessGuard:
         given = request.headers.get(TOKEN_HEADER) or from_query or request.cookies.get(TOKEN_COOKIE)
         role = await run_in_threadpool(self.access.role, given)  # an annotator's token is looked up in the database
         if role is None or role.state == "revoked":
-            message = ("this link was revoked by the coordinator; ask them for a new one." if role is not None else
-                       "this server needs an access token: open the link you were given (with ?token=...), or send "
-                       "the token in the X-Paucity-Token header.")
+            revoked = role is not None
+            message = REVOKED if revoked else NEEDS_TOKEN
+            if request.method == "GET" and "text/html" in request.headers.get("accept", ""):  # a person's browser
+                title = "This link was revoked" if revoked else "This page needs its link"
+                await notice_page(title, message, status=403 if revoked else 401)(scope, receive, send)
+                return
             body = json.dumps({"error": message}).encode()
             await send({"type": "http.response.start", "status": 401,
                         "headers": [(b"content-type", b"application/json"),

@@ -5,13 +5,19 @@ from __future__ import annotations
 import json
 
 from .._errors import ParameterError
-from .access import Access, role_of
+from ..clustering.settings import settings_for
+from .access import COORDINATOR_NEEDS_TOKEN, Access, notice_page, role_of
 from ..clustering.annotation import AnnotationSession
 from ..clustering.session.rules import check_annotator
 from .json_api import json_app, read_body, required
 from .markers import STATIC
 
-__all__ = ["annotate_app"]
+__all__ = ["annotate_app", "EXPORTS", "CHANGEABLE"]
+
+#: The tables the coordinator downloads, each as CSV or JSON.
+EXPORTS = ("answers", "clusters", "payments", "disagreements")
+#: The settings the coordinator's page may change (``POST /api/settings``).
+CHANGEABLE = tuple(s.name for s in settings_for("change"))
 
 
 def annotate_app(session: AnnotationSession, *, token: str | None = None, local_only: bool = False,
@@ -23,14 +29,16 @@ def annotate_app(session: AnnotationSession, *, token: str | None = None, local_
     session : AnnotationSession
     token : str, optional
         The coordinator's token: the coordinator's view and its API need it
-        (annotators come in with their own, see
-        :meth:`~paucity.clustering.ClusteringSession.invite`).
+        on every address, this machine's included (a shared machine's users
+        all reach 127.0.0.1); without one they are closed. Annotators come in
+        with their own (:meth:`~paucity.clustering.ClusteringSession.invite`).
     local_only : bool, default=False
         Answer only requests addressed to 127.0.0.1, localhost or ::1 by name (DNS rebinding).
     open_when_uninvited : bool, optional
-        Let requests without a token in while no annotator is invited: the
-        page on this machine only, each annotator saying their own name.
-        By default, when ``local_only`` is set or no token is given.
+        Let annotators' requests without a token in while no annotator is
+        invited: the page on this machine only, each annotator saying their
+        own name (the coordinator's routes still need the coordinator's
+        token). By default, when ``local_only`` is set or no token is given.
 
     Returns
     -------
@@ -41,12 +49,15 @@ def annotate_app(session: AnnotationSession, *, token: str | None = None, local_
     Routes (``docs/web.md``): ``/`` the annotators' page, ``/coordinator``,
     ``GET /api/me``, ``POST /api/next``, ``POST /api/answer``, ``POST /api/skip``,
     ``POST /api/release``; the coordinator's ``GET /api/progress``,
-    ``GET /api/export/{answers,clusters}.{csv,json}``,
+    ``GET /api/export/{answers,clusters,payments,disagreements}.{csv,json}``,
+    ``GET /api/disagreements``, ``POST /api/adjudicate``, ``POST /api/settings``,
     ``POST /api/annotators/invite`` and ``POST /api/annotators/{action}``; and
     ``/media/<file>`` (only the images the items table names). Bad requests
-    get 400 with ``{"error": "..."}``; an annotator on the coordinator's
-    routes gets 403. An annotator's identity comes from their token: a
-    request naming someone else is refused.
+    get 400 with ``{"error": "..."}`` (409 for a request key another request
+    used); an annotator on the coordinator's routes gets 403, a request
+    without the coordinator's token 401 (a page in the browser says how to
+    get in). An annotator's identity comes from their token: a request naming
+    someone else is refused.
     """
     from starlette.concurrency import run_in_threadpool
     from starlette.exceptions import HTTPException
@@ -62,8 +73,11 @@ def annotate_app(session: AnnotationSession, *, token: str | None = None, local_
                     is_open=lambda: open_when_uninvited and not session.invited)
 
     def coordinator_only(request: Request) -> None:
-        if role_of(request).kind == "annotator":
+        kind = role_of(request).kind
+        if kind == "annotator":
             raise HTTPException(403, "this is the coordinator's; an annotator's link opens the annotation page only.")
+        if kind != "coordinator":  # an open page lets annotators in by name, never the coordinator
+            raise HTTPException(401, COORDINATOR_NEEDS_TOKEN)
 
     def annotator_of(request: Request, named) -> str:
         """Who answers: the token's annotator (a request naming someone else is refused), or the name given."""
@@ -85,7 +99,10 @@ def annotate_app(session: AnnotationSession, *, token: str | None = None, local_
         return FileResponse(STATIC / "annotate.html", media_type="text/html")
 
     async def coordinator(request: Request):
-        coordinator_only(request)
+        if role_of(request).kind != "coordinator":
+            status, text = (403, "This is the coordinator's page; your link opens the annotation page.") \
+                if role_of(request).kind == "annotator" else (401, COORDINATOR_NEEDS_TOKEN)
+            return notice_page("The coordinator's page", text, status=status)
         return FileResponse(STATIC / "coordinator.html", media_type="text/html")
 
     async def me(request: Request):
@@ -126,8 +143,8 @@ def annotate_app(session: AnnotationSession, *, token: str | None = None, local_
     async def export(request: Request):
         coordinator_only(request)
         what, kind = request.path_params["what"], request.path_params["kind"]
-        if what not in ("answers", "clusters") or kind not in ("csv", "json"):
-            raise HTTPException(404, f"no such export: {what}.{kind} (answers or clusters, as csv or json).")
+        if what not in EXPORTS or kind not in ("csv", "json"):
+            raise HTTPException(404, f"no such export: {what}.{kind} ({', '.join(EXPORTS)}, as csv or json).")
         table = await run(session.export, what)
         disposition = {"content-disposition": f'attachment; filename="{what}.{kind}"'}
         if kind == "csv":
@@ -148,6 +165,27 @@ def annotate_app(session: AnnotationSession, *, token: str | None = None, local_
         result = await run(session.manage, request.path_params["action"], required(body, "annotator"))
         return JSONResponse({"done": True, "link": _link(request, result) if isinstance(result, str) else None})
 
+    async def disagreements(request: Request):
+        coordinator_only(request)
+        query = request.query_params
+        try:
+            least = int(query.get("min_annotators", "2"))
+        except ValueError:
+            raise ParameterError(f"min_annotators must be a whole number, got {query.get('min_annotators')!r}.") from None
+        return JSONResponse(await run(lambda: session.disagreements(sort=query.get("sort", "spread"),
+                                                                     min_annotators=least)))
+
+    async def adjudicate(request: Request):
+        coordinator_only(request)
+        body = await read_body(request, "i", "j", "value")
+        fields = [required(body, name) for name in ("i", "j", "value")]
+        return JSONResponse({"done": True, **(await run(session.adjudicate, *fields))})
+
+    async def settings(request: Request):
+        coordinator_only(request)
+        body = await read_body(request, *CHANGEABLE)
+        return JSONResponse({"settings": await run(session.change, body)})
+
     async def media(request: Request):
         path = session.media_path(request.path_params["name"])
         if path is None or not path.is_file():
@@ -163,6 +201,9 @@ def annotate_app(session: AnnotationSession, *, token: str | None = None, local_
         Route("/api/skip", skip, methods=["POST"]),
         Route("/api/release", release, methods=["POST"]),
         Route("/api/progress", progress),
+        Route("/api/disagreements", disagreements),
+        Route("/api/adjudicate", adjudicate, methods=["POST"]),
+        Route("/api/settings", settings, methods=["POST"]),
         Route("/api/export/{what}.{kind}", export),
         Route("/api/annotators/invite", invite, methods=["POST"]),
         Route("/api/annotators/{action}", manage, methods=["POST"]),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 
-from .._errors import ParameterError, PaucityError
+from .._errors import KeyReusedError, ParameterError, PaucityError
 
 __all__ = ["read_body", "required", "error_handlers", "json_app", "SecurityHeaders", "BodyLimit", "LOCAL_HOSTS",
            "MAX_BODY_BYTES", "SECURITY_HEADERS"]
@@ -141,12 +141,14 @@ class BodyLimit:
 
 
 def error_handlers() -> dict:
-    """Starlette exception handlers: paucity's errors as 400, HTTP errors (404, 405) as JSON ``{"error": ...}``."""
+    """Starlette exception handlers: paucity's errors as 400 (409 for a request key used by another request), HTTP
+    errors (404, 405) as JSON ``{"error": ...}``."""
     from starlette.exceptions import HTTPException
     from starlette.responses import JSONResponse
 
     async def paucity_error(request, exc: Exception):
-        return JSONResponse({"error": str(exc).splitlines()[0]}, status_code=400)
+        status = 409 if isinstance(exc, KeyReusedError) else 400  # a key reused: the request conflicts with another
+        return JSONResponse({"error": str(exc).splitlines()[0]}, status_code=status)
 
     async def http_error(request, exc: HTTPException):
         detail = exc.detail

@@ -14,7 +14,6 @@ import pandas as pd
 
 from ..._errors import AnnotatorStoppedError, InputTypeError
 from ..._tokens import hash_token, new_token
-from ..store.annotators import KEEP
 from .rules import UNNAMED, check_annotator
 
 __all__ = ["AnnotatorAccess", "STATES"]
@@ -75,14 +74,23 @@ class AnnotatorAccess:
         return token
 
     def set_state(self, annotator: str, state: str) -> None:
-        """Make ``annotator`` active, paused or revoked; a paused or revoked one's pairs go back to the others."""
+        """Make ``annotator`` active, paused or revoked by the coordinator; a paused or revoked one's pairs go back
+        to the others. Resuming starts the quality rule's count again (``pause_below``)."""
         name = check_annotator(annotator)
         with self._lock, self._store.transaction(lock=True) as connection:
-            # a paused or revoked annotator's gold pair leaves their screen; resuming keeps what is there
-            self._store.annotators.put(connection, name, state=state, gold=None if state != "active" else KEEP)
-            if state != "active":  # their pairs go back to the others at once
-                ids = [ask.id for ask in self._store.pending_rows(connection=connection) if ask.annotator == name]
-                self._store.hold(ids, annotator=None, lease_until=None, connection=connection)
+            reason = None if state == "active" else f"{state} by the coordinator"
+            self.apply_state(connection, name, state, reason=reason)
+
+    def apply_state(self, connection, name: str, state: str, *, reason: str | None) -> None:
+        """Write an annotator's state in ``connection`` (the caller's locked transaction), with why."""
+        import time
+
+        # a paused or revoked annotator's gold pair leaves their screen; resuming keeps what is there
+        extra = {"checked_from": time.time()} if state == "active" else {"gold": None}
+        self._store.annotators.put(connection, name, state=state, reason=reason, **extra)
+        if state != "active":  # their pairs go back to the others at once
+            ids = [ask.id for ask in self._store.pending_rows(connection=connection) if ask.annotator == name]
+            self._store.hold(ids, annotator=None, lease_until=None, connection=connection)
 
     def exclude(self, annotator: str, excluded: bool = True) -> None:
         """Leave every answer of ``annotator`` (or of an answers file, by its source name) out of the clustering,
@@ -100,13 +108,15 @@ class AnnotatorAccess:
         return self._store.annotators.by_token_hash(hash_token(token))
 
     def table(self) -> pd.DataFrame:
-        """Every annotator the session knows: annotator, state, invited (holds a token), excluded."""
+        """Every annotator the session knows: annotator, state, invited (holds a token), excluded, reason (why they
+        were paused or revoked: by the coordinator, or by the quality rule; None when active)."""
         rows = sorted(self._store.annotators.rows().values(), key=lambda row: row.name)
         return pd.DataFrame({
             "annotator": pd.array([row.name for row in rows], dtype=object),
             "state": pd.array([row.state for row in rows], dtype=object),
             "invited": np.array([row.token_hash is not None for row in rows], dtype=bool),
             "excluded": np.array([bool(row.excluded) for row in rows], dtype=bool),
+            "reason": pd.array([row.reason for row in rows], dtype=object),
         })
 
     def invited(self) -> bool:
@@ -116,6 +126,14 @@ class AnnotatorAccess:
     def state_of(self, annotator: str) -> str:
         """``"active"``, ``"paused"`` or ``"revoked"`` (an annotator the session does not know is active)."""
         return self._store.annotators.state(annotator) or "active"
+
+    def answers_left(self, connection, annotator: str, quota: int | None) -> int | None:
+        """How many more answers ``annotator`` may give under the session's ``quota`` (gold answers count too);
+        None without a quota, or for asks made without a name."""
+        if quota is None or annotator == UNNAMED:
+            return None
+        done = self._store.count_source(annotator, connection=connection)
+        return max(0, int(quota) - done - self._store.gold.count_answers(annotator, connection))
 
     def refuse_stopped(self, annotator: str, connection) -> None:
         """A paused or revoked annotator neither gets pairs nor answers (:class:`~paucity.AnnotatorStoppedError`)."""

@@ -18,7 +18,9 @@ __all__ = ["export_answers", "session_quality"]
 
 def export_answers(session) -> pd.DataFrame:
     """Every answer, gold answers included: i, j, value, annotator, time, gold (True for a gold pair's answer),
-    gold_value (the known value, NaN otherwise), excluded (an excluded annotator's answer), in the order given."""
+    gold_value (the known value, NaN otherwise), excluded (an excluded annotator's answer), adjudicated (the value
+    the coordinator decided for the pair, which counts instead of the answers; NaN when none), in the order
+    given."""
     answers = session.answers()
     annotators = session.annotators()
     excluded = set(annotators.loc[annotators["excluded"], "annotator"])
@@ -33,6 +35,11 @@ def export_answers(session) -> pd.DataFrame:
         "time": gold["time"], "gold": True, "gold_value": gold["gold"],
         "excluded": gold["annotator"].isin(excluded).to_numpy(),
     })
+    adjudications = session.adjudications()
+    decided = dict(zip(zip(adjudications["i"], adjudications["j"]), adjudications["value"]))
+    real = real.assign(adjudicated=np.array([decided.get((i, j), np.nan) for i, j in zip(real["i"], real["j"])],
+                                            dtype=np.float64))
+    marked = marked.assign(adjudicated=np.nan)
     frames = [frame for frame in (real, marked) if len(frame)]
     if not frames:
         return real

@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 
 from ..._errors import ParameterError
-from ..store.annotators import KEEP
 from ..tables import GoldPairs
 from .rules import check_annotator, check_key
 
@@ -48,15 +47,18 @@ class Gold:
     items : SessionItems
         The session's items.
     access : AnnotatorAccess
-        Who may answer (a paused or revoked annotator gets no gold pair).
-    lock : threading.RLock
+        Who may answer (a paused or revoked annotator gets no gold pair; one whose gold answers fall below the
+        session's ``pause_below`` is paused).
+    state : LoopState
+        The session's settings (``pause_below``, ``pause_after``) and its lock.
     """
 
-    def __init__(self, store, items, access, lock):
+    def __init__(self, store, items, access, state):
         self._store = store
         self._items = items
         self._access = access
-        self._lock = lock
+        self._state = state
+        self._lock = state.lock
 
     def add(self, pairs) -> int:
         """Add gold pairs (a :class:`GoldPairs`, or a frame with columns i, j and value or answer); the same pair
@@ -93,6 +95,8 @@ class Gold:
             if not take:
                 return None
             self._access.refuse_stopped(holder, connection)
+            if self._access.answers_left(connection, holder, self._state.settings.quota) == 0:
+                return None
             done = self._store.gold.answered_by(holder, connection)
             skipped = self._store.skipped_by(holder, connection=connection)
             for i, j, _ in self._store.gold.pairs(connection):
@@ -103,14 +107,20 @@ class Gold:
 
     def record(self, annotator: str, i: str, j: str, value: float, *, key: str | None = None) -> bool:
         """Record ``annotator``'s answer (a similarity in [0, 1]) to the gold pair on their screen; False when the
-        request was recorded before (its key seen) or the pair is not their gold pair."""
+        request was recorded before (its key seen) or the pair is not their gold pair.
+
+        With the session's ``pause_below``, an annotator whose share of right
+        gold answers (:func:`~paucity.clustering.agreement.gold_right`) since
+        they were last resumed falls below it, once they gave ``pause_after``
+        of them, is paused in the same transaction, the reason kept."""
         holder = check_annotator(annotator)
         request = None if key is None else check_key(key)
         pair = self._items.pair_of(i, j)
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
             raise ParameterError(f"value must be a similarity in [0, 1], got {value!r}.")
         with self._lock, self._store.transaction(lock=True) as connection:
-            if request is not None and not self._store.requests.claim(connection, request, holder):
+            asked = f"gold {pair[0]} {pair[1]} {float(value)!r}"
+            if request is not None and not self._store.requests.claim(connection, request, holder, asked):
                 return False
             row = self._store.annotators.get(holder, connection)
             if row is None or (row.gold_i, row.gold_j) != pair:
@@ -118,7 +128,29 @@ class Gold:
             known = self._store.gold.value(*pair, connection)
             self._store.gold.add_answer(connection, *pair, float(value), gold=known, annotator=holder)
             self._store.annotators.put(connection, holder, gold=None)
+            self._apply_rule(connection, holder, since=row.checked_from)
             return True
+
+    def _apply_rule(self, connection, annotator: str, *, since: float | None) -> None:
+        """Pause ``annotator`` when the quality rule says so (the session's ``pause_below`` and ``pause_after``)."""
+        from ..agreement import gold_right
+
+        self._state.refresh_settings(connection)  # a rule changed by another process counts at once
+        settings = self._state.settings
+        if settings.pause_below is None:
+            return
+        answers = self._store.gold.answers_of(annotator, since=since, connection=connection)
+        if len(answers) < settings.pause_after:
+            return
+        right = int(gold_right(*zip(*answers)).sum())
+        if right / len(answers) < settings.pause_below:
+            reason = (f"paused automatically: {right} of {len(answers)} gold answers right "
+                      f"({right / len(answers):.0%}, below {settings.pause_below:.0%})")
+            self._access.apply_state(connection, annotator, "paused", reason=reason)
+
+    def expected(self, i: str, j: str) -> float | None:
+        """The known similarity of the gold pair (i, j), or None when it is not one."""
+        return self._store.gold.value(*self._items.pair_of(i, j))
 
     def skip(self, annotator: str) -> None:
         """``annotator`` skips the gold pair on their screen (it is not shown to them again)."""
@@ -128,7 +160,7 @@ class Gold:
             if row is None or row.gold_i is None:
                 return
             self._store.add_skip(row.gold_i, row.gold_j, holder, connection=connection)
-            self._store.annotators.put(connection, holder, gold=None, state=KEEP)
+            self._store.annotators.put(connection, holder, gold=None)
 
     def answers(self) -> pd.DataFrame:
         """Every answer to a gold pair: i, j (item names), value, gold (the known value), annotator, time."""

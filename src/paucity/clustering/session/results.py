@@ -62,6 +62,8 @@ class SessionAsks:
     budget : int
         The session's budget in measurements.
     settings : SessionSettings
+    at_quota : bool
+        The annotator gave as many answers as the session's ``quota`` allows: no more pairs for them.
     """
 
     pairs: pd.DataFrame
@@ -72,6 +74,7 @@ class SessionAsks:
     n_pending: int
     budget: int
     settings: SessionSettings
+    at_quota: bool = False
 
     def to_frame(self) -> pd.DataFrame:
         """The pairs to ask: i, j, value (empty)."""

@@ -33,24 +33,24 @@ from ..._errors import InputError, InputTypeError, ParameterError, PairNotWaitin
 from ..._spelling import given as as_typed
 from ..._spelling import owner_prefix, spelled
 from ..._validation import Instance, check_parameter
-from ..agreement import SessionQuality
 from ..settings import SessionSettings, setting
-from ..tables import Answers, GoldPairs, Pairs
+from ..tables import Answers, Pairs
 from .access import AnnotatorAccess
-from .export import export_answers, session_quality
 from .gold import Gold
 from . import opening
+from .coordinator import CoordinatorVerbs
 from .items import SessionItems
 from .matching import check_held, match_answers, match_withdrawals
+from .review import Review
 from .results import SessionAnswers, SessionAsks, SessionClusters, SessionStatus, SessionWithdrawal
 from .rules import UNNAMED, check_annotator, check_key
 from .state import LoopState
-from .stored import measurements, read_record, write_settings
+from .stored import check_changes, measurements, read_record, write_settings
 
 __all__ = ["ClusteringSession"]
 
 
-class ClusteringSession:
+class ClusteringSession(CoordinatorVerbs):
     """One clustering session in a database: its items, its settings, and the verbs of the human loop.
 
     Open one with :meth:`create` (a new session over named items) or
@@ -105,7 +105,8 @@ class ClusteringSession:
         self._items = SessionItems(items)
         self._state = LoopState(store, len(self._items), settings)
         self._access = AnnotatorAccess(store, self._state.lock)
-        self._gold = Gold(store, self._items, self._access, self._state.lock)
+        self._gold = Gold(store, self._items, self._access, self._state)
+        self._review = Review(self, store, self._items, self._state.lock)
         self.created = created
 
     # -- opening -------------------------------------------------------------------------------------------------
@@ -269,6 +270,12 @@ class ClusteringSession:
             with state.writing() as write:
                 connection, asks, now = write.connection, write.asks, time.time()
                 self._access.refuse_stopped(holder, connection)
+                left = self._access.answers_left(connection, holder, state.settings.quota)
+                if left is not None:  # an annotator near the quota holds no more pairs than they may answer
+                    mine = [ask.id for ask in asks if ask.annotator == holder]
+                    store.hold(mine[left:], annotator=None, lease_until=None, connection=connection)
+                    asks = [ask if ask.id not in set(mine[left:]) else ask._replace(annotator=None) for ask in asks]
+                    n = min(n, left)
                 until = None if lease_seconds is None else now + lease_seconds
                 seen = state.seen_by(holder, connection) if holder != UNNAMED else set()
                 taken = [ask.id for ask in asks if ask.annotator == holder]
@@ -303,6 +310,7 @@ class ClusteringSession:
                 n_pending=len(after),
                 budget=state.budget,
                 settings=state.settings,
+                at_quota=left == 0,
             )
 
     def record(self, answers, *, source: str | None = None, annotator: str | None = None, key: str | None = None,
@@ -376,7 +384,8 @@ class ClusteringSession:
                 connection = write.connection
                 if holder is not None:
                     self._access.refuse_stopped(holder, connection)
-                repeated = key is not None and not store.requests.claim(connection, key, holder or source)
+                asked = "answer " + " ".join(f"{i},{j},{v!r}" for (i, j), v in zip(pairs.tolist(), values.tolist()))
+                repeated = key is not None and not store.requests.claim(connection, key, holder or source, asked)
                 take = np.zeros(len(rows), dtype=bool)
                 if not repeated:  # a request sent again: recorded then
                     seen = state.seen_by(holder, connection) if holder is not None else set()
@@ -489,7 +498,8 @@ class ClusteringSession:
         with state.lock:
             with state.writing() as write:
                 connection = write.connection
-                if request is not None and not store.requests.claim(connection, request, holder):
+                if request is not None and not store.requests.claim(connection, request, holder,
+                                                                    f"skip {pair[0]},{pair[1]}"):
                     return
                 asks = [ask for ask in write.asks if (ask.i, ask.j) == pair]
                 if not asks:
@@ -503,116 +513,36 @@ class ClusteringSession:
     def extend(self, budget) -> "ClusteringSession":
         """Raise the session's budget (an int: measurements; a float: a fraction of the pairs times ``repeats``).
 
-        The budget is the one setting that changes after a session starts,
-        and only upwards, by this verb: a finished session continues.
+        A finished session continues. The same as ``change(budget=...)``.
         """
-        declared = setting("budget")
-        check_parameter(budget, "budget", declared.constraints, owner="ClusteringSession.extend", hint=declared.hint)
-        budget = declared.plain(budget)
+        return self._change({"budget": budget}, owner="ClusteringSession.extend")
+
+    def change(self, **settings) -> "ClusteringSession":
+        """Change settings that may change after a session starts: those :class:`SessionSettings` does not fix
+        (``quota``, ``pause_below``, ``pause_after``, ``gold_feedback``; ``budget``, only raised). None
+        removes a setting that may be None (``quota=None``: no limit). Every process of the session reads the
+        change with its next verb."""
+        return self._change(settings, owner="ClusteringSession.change")
+
+    def _change(self, settings: dict, *, owner: str) -> "ClusteringSession":
+        changed = check_changes(settings, owner=owner)
         n = len(self._items)
-        wanted = measurements(replace(self.settings, budget=budget), n, owner="ClusteringSession.extend")
+        if "budget" in changed:
+            measurements(replace(self.settings, budget=changed["budget"]), n, owner=owner)
         with self._state.lock, self._store.transaction(lock=True) as connection:
             stored = read_record(self._store, self._store.read_metadata(connection=connection))
             current = stored[1] if stored is not None else self.settings
-            now = measurements(current, n)
-            if wanted < now:
-                raise ParameterError(
-                    f"{owner_prefix('ClusteringSession.extend')}{as_typed('budget', budget)} is {wanted} "
-                    f"measurements, fewer than the session's {now}; a budget is only raised."
-                )
-            settings = replace(current, budget=budget)
+            if "budget" in changed:
+                wanted, now = measurements(replace(current, **changed), n), measurements(current, n)
+                if wanted < now:
+                    raise ParameterError(
+                        f"{owner_prefix(owner)}{as_typed('budget', changed['budget'])} is {wanted} measurements, "
+                        f"fewer than the session's {now}; a budget is only raised."
+                    )
+            settings = replace(current, **changed)
             write_settings(self._store, connection, settings)
         self._state.set_settings(settings)
         return self
-
-    # -- annotators: access, pause, exclusion (AnnotatorAccess) -------------------------------------------------
-    def invite(self, names) -> dict[str, str | None]:
-        """Give each annotator named a personal access token: ``{name: token}``, None for one invited already
-        (see :meth:`AnnotatorAccess.invite <paucity.clustering.session.access.AnnotatorAccess.invite>`)."""
-        return self._access.invite(names)
-
-    def new_link(self, annotator: str) -> str:
-        """A new access token for ``annotator`` (the old one stops working at once); a revoked annotator is active
-        again with it."""
-        return self._access.new_link(annotator)
-
-    def pause(self, annotator: str) -> None:
-        """Stop handing pairs to ``annotator`` (their pairs go back to the others); :meth:`resume` lets them go on."""
-        self._access.set_state(annotator, "paused")
-
-    def resume(self, annotator: str) -> None:
-        """Let a paused annotator answer again."""
-        self._access.set_state(annotator, "active")
-
-    def revoke(self, annotator: str) -> None:
-        """End ``annotator``'s access at once: their token no longer works and their pairs go back to the others."""
-        self._access.set_state(annotator, "revoked")
-
-    def exclude(self, annotator: str, excluded: bool = True) -> None:
-        """Leave every answer of ``annotator`` (or of an answers file, by its source name) out of the clustering,
-        or, with ``excluded=False``, take them in again. The answers stay in the database, marked; excluded
-        answers do not count against the budget, so their pairs may be asked again."""
-        self._access.exclude(annotator, excluded)
-
-    def identify(self, token: str) -> tuple[str, str] | None:
-        """The annotator a token belongs to, and their state (``"active"``, ``"paused"`` or ``"revoked"``); None for
-        a token that is not an annotator's."""
-        return self._access.identify(token)
-
-    def annotators(self) -> pd.DataFrame:
-        """Every annotator the session knows: annotator, state, invited (holds a token), excluded."""
-        return self._access.table()
-
-    def invited(self) -> bool:
-        """Whether some annotator holds a personal token (then every annotator needs one on the page)."""
-        return self._access.invited()
-
-    def state_of(self, annotator: str) -> str:
-        """``"active"``, ``"paused"`` or ``"revoked"`` (an annotator the session does not know is active)."""
-        return self._access.state_of(annotator)
-
-    # -- gold pairs (Gold) ---------------------------------------------------------------------------------------
-    def add_gold(self, pairs) -> int:
-        """Add pairs whose answer is known (:class:`~paucity.clustering.tables.GoldPairs`, or a frame with columns
-        i, j and value, a similarity in [0, 1], or answer, 0 to 9; the same pair again replaces its value). Gold
-        pairs are shown to annotators like any other (the annotation page mixes them in) and their answers
-        measure each annotator's accuracy; they are never measurements of the clustering. Returns the number of
-        gold pairs."""
-        return self._gold.add(pairs if isinstance(pairs, GoldPairs) else GoldPairs.from_frame(pairs))
-
-    def gold(self) -> pd.DataFrame:
-        """The gold pairs: i, j (item names), value (the known similarity)."""
-        return self._gold.table()
-
-    def gold_pair(self, annotator: str, *, take: bool) -> tuple[str, str] | None:
-        """The gold pair on ``annotator``'s screen; with ``take``, when none is, a gold pair they have not answered,
-        put on their screen. None when there is none."""
-        return self._gold.on_screen(annotator, take=take)
-
-    def record_gold(self, annotator: str, i: str, j: str, value: float, *, key: str | None = None) -> bool:
-        """Record ``annotator``'s answer (a similarity in [0, 1]) to the gold pair on their screen; returns False
-        when the request was recorded before (its key seen) or the pair is not their gold pair."""
-        return self._gold.record(annotator, i, j, value, key=key)
-
-    def skip_gold(self, annotator: str) -> None:
-        """``annotator`` skips the gold pair on their screen (it is not shown to them again)."""
-        self._gold.skip(annotator)
-
-    def gold_answers(self) -> pd.DataFrame:
-        """Every answer to a gold pair: i, j (item names), value, gold (the known value), annotator, time."""
-        return self._gold.answers()
-
-    # -- quality and export (export.py) --------------------------------------------------------------------------
-    def export(self) -> pd.DataFrame:
-        """Every answer, gold answers included: i, j, value, annotator, time, gold (True for a gold pair's answer),
-        gold_value (the known value, NaN otherwise), excluded (an excluded annotator's answer), in the order given."""
-        return export_answers(self)
-
-    def quality(self) -> SessionQuality:
-        """Each annotator's accuracy on gold pairs and agreement with the others, and Krippendorff's alpha.
-
-        See :func:`~paucity.clustering.agreement.annotator_quality`."""
-        return session_quality(self)
 
     # -- reading -------------------------------------------------------------------------------------------------
     def status(self) -> SessionStatus:

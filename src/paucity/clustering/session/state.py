@@ -65,6 +65,7 @@ class LoopState:
         self._sources: dict[tuple[int, int], list[str]] = {}
         self._answered_by: dict[str, set[tuple[int, int]]] = {}
         self._excluded: frozenset = frozenset()  # the annotators whose answers the loop leaves out
+        self._decided: dict = {}  # the coordinator's adjudications the loop holds: {(i, j): value}
 
     # -- the loop ------------------------------------------------------------------------------------------------
     @property
@@ -90,9 +91,9 @@ class LoopState:
         if self._loop is not None:
             self._loop.budget = self.budget
 
-    def refresh_settings(self) -> None:
-        """Read the settings again (another process may have raised the budget)."""
-        stored = read_record(self.store, self.store.metadata)
+    def refresh_settings(self, connection=None) -> None:
+        """Read the settings again (another process may have raised the budget or changed a rule)."""
+        stored = read_record(self.store, self.store.read_metadata(connection=connection))
         if stored is not None and stored[1] != self.settings:
             self.set_settings(stored[1])
 
@@ -105,12 +106,18 @@ class LoopState:
     def catch_up(self, connection=None, *, exclusions: bool = True) -> None:
         """Give the loop the answers recorded since it last read them (outside the lock: the bulk of a replay).
 
-        Answers of excluded annotators are left out of the loop; when the coordinator excludes (or takes back)
-        one, the loop is built again from every answer (``exclusions=False`` skips that check, which the locked
+        Answers of excluded annotators are left out of the loop, and a pair the coordinator adjudicated counts
+        with the value decided; when the coordinator excludes (or takes back) an annotator, or decides a pair,
+        the loop is built again from every answer (``exclusions=False`` skips those checks, which the locked
         transaction that follows makes)."""
-        excluded = self.store.annotators.excluded(connection) if exclusions else self._excluded
-        if excluded != self._excluded:
-            self._loop, self._excluded = None, excluded
+        if exclusions:
+            excluded = self.store.annotators.excluded(connection)
+            decided = {pair: row.value for pair, row in self.store.adjudications.effective(connection).items()}
+        else:
+            excluded, decided = self._excluded, self._decided
+        if excluded != self._excluded or decided != self._decided:
+            self._loop, self._excluded, self._decided = None, excluded, decided
+        fresh = self._loop is None
         loop = self.loop
         n = self.n_items
         for order, i, j, value, source in self.store.measurement_rows(after=self._seen, connection=connection):
@@ -125,10 +132,14 @@ class LoopState:
             loop.remember_measurement(i, j, value)
             self._values.setdefault((i, j), []).append(value)
             self._sources.setdefault((i, j), []).append(source)
+        if fresh:
+            for (i, j), value in self._decided.items():
+                loop.decide(i, j, value)
 
     def sync(self, connection) -> list:
-        """Bring the loop up to the database in ``connection``: the answers since its last read, and every pending
-        ask. Returns the pending asks (:data:`~paucity.clustering.store.Ask` tuples), in the order asked."""
+        """Bring the loop up to the database in ``connection``: the settings, the answers since its last read, and
+        every pending ask. Returns the pending asks (:data:`~paucity.clustering.store.Ask` tuples), in the order asked."""
+        self.refresh_settings(connection)
         self.catch_up(connection)
         asks = self.store.pending_rows(connection=connection)
         self.loop.set_pending([(ask.i, ask.j) for ask in asks])

@@ -18,7 +18,7 @@ from ..._spelling import owner_prefix, spelled
 from .._checks import MIN_ITEMS, check_interleave
 from ..settings import SessionSettings, check_settings, defaults, setting
 
-__all__ = ["ITEMS_KEY", "SETTINGS_KEY", "measurements", "new_settings", "refuse_other_settings",
+__all__ = ["ITEMS_KEY", "SETTINGS_KEY", "check_changes", "measurements", "new_settings", "refuse_other_settings",
            "read_record", "write_record", "write_settings", "items_differ"]
 
 ITEMS_KEY = "items"
@@ -67,11 +67,36 @@ def refuse_other_settings(store, stored: SessionSettings, given: Mapping, n: int
         given_text = ", ".join(as_typed(name, value) for name, _, value in differ)
         names = ", ".join(spelled(name) for name, _, _ in differ)
         extend = " (a larger budget is given by extend)" if any(name == "budget" for name, _, _ in differ) else ""
+        if any(not setting(name).fixed and name != "budget" for name, _, _ in differ):
+            extend += " (the coordinator changes a rule with ClusteringSession.change or the coordinator's page)"
         raise ParameterError(
             f"{owner_prefix(owner)}the session in {store.shown} has {stored_text}; {given_text} would make another "
             "session. "
             f"Leave {names} out (or give the session's) to resume it{extend}, or give a new database."
         )
+
+
+def check_changes(given: Mapping, *, owner: str) -> dict:
+    """The settings a session may change after it starts (:attr:`Setting.fixed` is False), each checked; None
+    is kept for a setting that may be None (it removes a limit). A fixed setting is refused."""
+    from ..._constraints import check_parameter
+    from ..settings import refuse_unknown
+
+    refuse_unknown(given, owner=owner)
+    changed = {}
+    for name, value in given.items():
+        declared = setting(name)
+        if declared.fixed:
+            raise ParameterError(
+                f"{owner_prefix(owner)}{spelled(name)} is fixed when a session starts; a session with another "
+                f"{spelled(name)} is a new session (give a new database)."
+            )
+        if value is None and None not in declared.constraints:
+            raise ParameterError(f"{owner_prefix(owner)}{spelled(name)} cannot be None; give a value.")
+        checked = value if value is None else check_parameter(value, name, declared.constraints, owner=owner,
+                                                                hint=declared.hint)
+        changed[name] = declared.plain(checked)
+    return changed
 
 
 def write_record(store, connection, names: Sequence[str], settings: SessionSettings) -> None:

@@ -16,7 +16,7 @@ from collections import namedtuple
 __all__ = ["AnnotatorRecords", "AnnotatorRow", "KEEP", "define_tables"]
 
 #: One annotator as the store keeps them (``gold_i``/``gold_j``: the gold pair on their screen, or None).
-AnnotatorRow = namedtuple("AnnotatorRow", "name token_hash state excluded gold_i gold_j changed")
+AnnotatorRow = namedtuple("AnnotatorRow", "name token_hash state excluded gold_i gold_j changed reason checked_from")
 #: ``gold=KEEP`` in :meth:`AnnotatorRecords.put` leaves the gold pair on the annotator's screen as it is.
 KEEP = object()
 
@@ -34,6 +34,8 @@ def define_tables(metadata) -> dict:
         sa.Column("gold_i", sa.Integer, nullable=True),  # the gold pair on their screen
         sa.Column("gold_j", sa.Integer, nullable=True),
         sa.Column("changed", sa.Float(precision=53), nullable=False),
+        sa.Column("reason", sa.Text, nullable=True),  # why they were paused or revoked
+        sa.Column("checked_from", sa.Float(precision=53), nullable=True),  # the quality rule counts from here
     )
     return {"annotators": annotators}
 
@@ -53,7 +55,7 @@ class AnnotatorRecords:
         """Every annotator: ``{name: AnnotatorRow}``."""
         table = self._table
         return {row.name: AnnotatorRow(row.name, row.token_hash, row.state, bool(row.excluded), row.gold_i,
-                                       row.gold_j, row.changed)
+                                       row.gold_j, row.changed, row.reason, row.checked_from)
                 for row in self._store.rows(table.select(), connection)}
 
     def get(self, name: str, connection=None) -> AnnotatorRow | None:
@@ -85,19 +87,22 @@ class AnnotatorRecords:
                                 connection)
         return (str(rows[0][0]), str(rows[0][1])) if rows else None
 
-    def put(self, connection, name: str, *, token_hash=KEEP, state=KEEP, excluded=KEEP, gold=KEEP) -> None:
+    def put(self, connection, name: str, *, token_hash=KEEP, state=KEEP, excluded=KEEP, gold=KEEP, reason=KEEP,
+            checked_from=KEEP) -> None:
         """Write an annotator's row, inserted when the session does not know them yet.
 
         Each field given replaces the stored one; one left out (``KEEP``)
         stays as it is, or takes its first value for a new annotator (no
-        token, active, not excluded, no gold pair). ``gold`` is the pair on
-        their screen, ``(i, j)``, or None for none.
+        token, active, not excluded, no gold pair, no reason, the quality rule
+        counting from the start). ``gold`` is the pair on their screen,
+        ``(i, j)``, or None for none; ``reason`` why they were paused.
         """
         import sqlalchemy as sa
 
         table = self._table
         values = {"changed": _time.time()}
-        for column, value in (("token_hash", token_hash), ("state", state), ("excluded", excluded)):
+        for column, value in (("token_hash", token_hash), ("state", state), ("excluded", excluded),
+                              ("reason", reason), ("checked_from", checked_from)):
             if value is not KEEP:
                 values[column] = bool(value) if column == "excluded" else value
         if gold is not KEEP:
@@ -106,5 +111,6 @@ class AnnotatorRecords:
         if known:
             connection.execute(sa.update(table).where(table.c.name == name).values(**values))
             return
-        first = {"token_hash": None, "state": "active", "excluded": False, "gold_i": None, "gold_j": None}
+        first = {"token_hash": None, "state": "active", "excluded": False, "gold_i": None, "gold_j": None,
+                 "reason": None, "checked_from": None}
         connection.execute(table.insert(), {"name": name, **first, **values})

@@ -21,9 +21,11 @@ STORE_FORMAT = "paucity.clustering measurement store"
 #: 2: pending asks name the annotator who holds them (and until when); skipped pairs have a table.
 #: 3: annotators (hashed access tokens, paused or revoked, answers excluded), gold pairs and their answers, and the
 #: keys of the requests that recorded answers (a request sent twice records once).
-STORE_VERSION = 3
+#: 4: a request key keeps a digest of its request (a key reused by another request is refused); an annotator's
+#: row says why they were paused and since when the quality rule counts; the coordinator's adjudications.
+STORE_VERSION = 4
 _TABLES = ("paucity_store", "paucity_measurements", "paucity_pending", "paucity_skips", "paucity_annotators",
-           "paucity_gold", "paucity_gold_answers", "paucity_request_keys")
+           "paucity_gold", "paucity_gold_answers", "paucity_request_keys", "paucity_adjudications")
 _V1_TABLES = ("paucity_store", "paucity_measurements", "paucity_pending")
 
 
@@ -125,7 +127,8 @@ def initialize(connection, tables: dict, shown: str) -> None:
 
 def upgrade(connection, tables: dict) -> None:
     """Bring an older store to this version: annotators and leases on pending asks (2), and the tables of
-    skips (2), annotators, gold pairs and request keys (3)."""
+    skips (2), annotators, gold pairs and request keys (3), and adjudications and the new columns of the
+    annotators and request keys (4)."""
     import sqlalchemy as sa
 
     meta = metadata_in(connection, tables["store"])
@@ -138,8 +141,14 @@ def upgrade(connection, tables: dict) -> None:
     if "lease_until" not in names:
         kind = "DOUBLE PRECISION" if connection.dialect.name == "postgresql" else "FLOAT"
         connection.execute(sa.text(f"ALTER TABLE paucity_pending ADD COLUMN lease_until {kind}"))
-    for name in ("skips", "annotators", "gold", "gold_answers", "request_keys"):
+    for name in ("skips", "annotators", "gold", "gold_answers", "request_keys", "adjudications"):
         tables[name].create(connection, checkfirst=True)
+    for name in ("annotators", "request_keys"):  # columns added in version 4 to tables of version 3
+        have = {column["name"] for column in sa.inspect(connection).get_columns(tables[name].name)}
+        for column in tables[name].columns:
+            if column.name not in have:
+                kind = column.type.compile(dialect=connection.dialect)
+                connection.execute(sa.text(f"ALTER TABLE {tables[name].name} ADD COLUMN {column.name} {kind}"))
     for index in tables["measurements"].indexes:
         index.create(connection, checkfirst=True)
     write_metadata(connection, tables["store"], {"version": str(STORE_VERSION)})

@@ -104,6 +104,17 @@ class GoldRecords:
                           table.c.time).order_by(table.c.id)
         return [GoldAnswer(*row) for row in self._store.rows(query, connection)]
 
+    def answers_of(self, annotator: str, *, since: float | None = None, connection=None) -> list[tuple[float, float]]:
+        """``annotator``'s answers to gold pairs (given after ``since``, when given), as (value, known) pairs."""
+        import sqlalchemy as sa
+
+        table = self._store.table("gold_answers")
+        query = sa.select(table.c.value, table.c.gold).where(table.c.annotator == annotator)
+        if since is not None:
+            query = query.where(table.c.time > float(since))
+        return [(float(value), float(known)) for value, known in self._store.rows(query.order_by(table.c.id),
+                                                                                  connection)]
+
     def count_answers(self, annotator: str | None = None, connection=None) -> int:
         """How many answers to gold pairs there are (``annotator``'s, when given)."""
         import sqlalchemy as sa

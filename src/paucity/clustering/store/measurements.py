@@ -27,6 +27,8 @@ import pandas as pd
 from ..._errors import InputError, NoSessionError, ParameterError
 from .._checks import check_n_items, check_pairs, check_values
 from ..estimates import RunningEstimates, SimilarityEstimates
+from .adjudications import AdjudicationRecords
+from .adjudications import define_tables as adjudication_tables
 from .annotators import AnnotatorRecords
 from .annotators import define_tables as annotator_tables
 from .gold import GoldRecords
@@ -279,6 +281,11 @@ class MeasurementStore:
     def gold(self) -> GoldRecords:
         """The statements on the gold pairs and their answers (:mod:`~paucity.clustering.store.gold`)."""
         return GoldRecords(self)
+
+    @property
+    def adjudications(self) -> AdjudicationRecords:
+        """The statements on the coordinator's adjudications (:mod:`~paucity.clustering.store.adjudications`)."""
+        return AdjudicationRecords(self)
 
     @property
     def requests(self) -> RequestKeys:
@@ -548,6 +555,14 @@ class MeasurementStore:
         query = sa.select(table.c.source, sa.func.count()).group_by(table.c.source)
         return {str(source): int(count) for source, count in self.rows(query, connection)}
 
+    def count_pair(self, i: int, j: int, *, connection=None) -> int:
+        """Measurements of the pair (i, j), i < j."""
+        import sqlalchemy as sa
+
+        table = self._table("measurements")
+        query = sa.select(sa.func.count()).select_from(table).where(table.c.i == int(i), table.c.j == int(j))
+        return int(self.rows(query, connection)[0][0])
+
     def count_source(self, source: str, *, connection=None) -> int:
         """Measurements of one source (an annotator, a file, an oracle)."""
         import sqlalchemy as sa
@@ -616,7 +631,8 @@ def _schema() -> dict:
         sa.Column("time", sa.Float(precision=53), nullable=False),
     )
     tables = {"store": store, "measurements": measurements, "pending": pending, "skips": skips}
-    for define in (annotator_tables, gold_tables, request_tables):  # each room keeps its tables beside its statements
+    # each room of the store keeps its tables beside its statements
+    for define in (annotator_tables, gold_tables, request_tables, adjudication_tables):
         tables.update(define(metadata))
     return tables
 
