@@ -26,11 +26,14 @@ CHANNEL_TOLERANCE = 48
 #: The share of blocks that may differ. Measured here: turning off subpixel glyph positioning changes 0.15% of
 #: the blocks (1.7% of single pixels); one more gene in the selection changes 2.7%.
 PIXEL_TOLERANCE = 0.01
+#: The explorer's access token in these tests (``paucity serve markers`` makes a random one).
+TOKEN = "expl0rer-t0ken"
 
 
 @pytest.fixture
 def served(tmp_path):
-    """pbmc68k_reduced written to a file and served by the explorer from a thread; yields (url, path)."""
+    """pbmc68k_reduced written to a file and served by the explorer from a thread, behind its token as
+    ``paucity serve markers`` serves it; yields (url with the token, path)."""
     pytest.importorskip("scanpy", reason="the browser tests use scanpy's bundled pbmc68k_reduced")
     import anndata
 
@@ -41,8 +44,8 @@ def served(tmp_path):
     path = tmp_path / "pbmc68k.h5ad"
     pbmc68k_reduced().write_h5ad(path)
     explorer = MarkerExplorer(anndata.read_h5ad(path), "bulk_labels", path=path)
-    with BackgroundServer(markers_app(explorer)) as server:
-        yield server.url, path
+    with BackgroundServer(markers_app(explorer, token=TOKEN, local_only=True)) as server:
+        yield f"{server.url}?token={TOKEN}", path
 
 
 @pytest.fixture
@@ -239,7 +242,7 @@ def test_two_annotators_at_once_and_a_restart_after_a_crash(browser, tmp_path):
             assert len(pairs) == len(set(pairs)), who
 
         coordinator = pages["alice"].context.new_page()
-        coordinator.goto(served.url + "coordinator")
+        coordinator.goto(coordinator_link(served))  # a new token each run
         coordinator.wait_for_selector("body[data-ready=true]")
         assert coordinator.inner_text("dd[data-key='answers']") == "8 of a budget of 20"
         assert coordinator.inner_text("dd[data-key='cost so far']") == "0.40"
@@ -248,6 +251,13 @@ def test_two_annotators_at_once_and_a_restart_after_a_crash(browser, tmp_path):
         served.stop()
     table = MeasurementStore(database).measurements()
     assert len(table) == 8 and table.groupby(["i", "j"]).size().max() == 1
+
+
+def coordinator_link(served) -> str:
+    """The coordinator's link ``paucity serve annotate`` printed (``coordinator: <base>coordinator?token=...``)."""
+    line = served.wait_for_line("coordinator:")
+    assert line is not None, served.lines
+    return line.split()[1]
 
 
 def test_main_view_looks_as_stored(page, tmp_path):

@@ -170,7 +170,7 @@ def test_the_pages_run_under_their_policy_name_every_control_and_keep_their_cont
         coordinator.click("tr[data-annotator='alice'] button[data-action='pause']")
         coordinator.wait_for_selector("tr[data-annotator='alice'] td:has-text('paused')")
         page.keyboard.press("5")
-        page.wait_for_selector("#status:has-text('The coordinator has paused your work')")
+        page.wait_for_selector("#status:has-text('Your work is on hold — paused by the coordinator.')")
         colours = coordinator.evaluate("""() => {
             const style = (sel) => getComputedStyle(document.querySelector(sel));
             return {error: getComputedStyle(document.documentElement).getPropertyValue('--warn').trim(),
@@ -181,6 +181,25 @@ def test_the_pages_run_under_their_policy_name_every_control_and_keep_their_cont
     for colour, background in ((colours["error"], colours["page"]), (colours["muted"], colours["page"]),
                                (colours["button"], colours["buttonBackground"])):
         assert contrast(colour, background) >= 4.5, (colour, background)
+
+
+#: The colour of an element's text and of what is behind it: the first ancestor's background that is not
+#: transparent (the canvas, white, when none has one).
+COLOURS_OF = """(element) => {
+    let holder = element, background = "rgb(255, 255, 255)";
+    for (; holder; holder = holder.parentElement) {
+        const colour = getComputedStyle(holder).backgroundColor;
+        if (colour !== "transparent" && !/^rgba\\(.*,\\s*0\\)$/.test(colour)) { background = colour; break; }
+    }
+    const style = getComputedStyle(element);
+    return {colour: style.color, background, size: style.fontSize, weight: style.fontWeight};
+}"""
+
+
+def contrast_of(page, selector: str) -> float:
+    """The WCAG contrast ratio of the text of the first element ``selector`` matches on what is behind it."""
+    colours = page.eval_on_selector(selector, COLOURS_OF)
+    return contrast(colours["colour"], colours["background"])
 
 
 def contrast(first: str, second: str) -> float:

@@ -18,6 +18,15 @@ from .conftest import Served
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
+#: The explorer's access token in these tests (``paucity serve markers`` makes a random one).
+TOKEN = "expl0rer-t0ken"
+
+
+def served_app(explorer):
+    """The explorer's app behind its token, as ``paucity serve markers`` serves it on 127.0.0.1."""
+    from paucity.serve import markers_app
+
+    return markers_app(explorer, token=TOKEN, local_only=True)
 
 
 def open_page(browser, url, viewport=DESKTOP):
@@ -44,13 +53,13 @@ def focused(page) -> str | None:
 
 @pytest.fixture
 def explorer_server(h5ad_path):
-    """An explorer on the small AnnData's file, served from a thread; yields (url, explorer)."""
-    from paucity.serve import MarkerExplorer, markers_app
+    """An explorer on the small AnnData's file, served from a thread; yields (url with the token, explorer)."""
+    from paucity.serve import MarkerExplorer
     from paucity.serve.server import BackgroundServer
 
     explorer = MarkerExplorer(anndata.read_h5ad(h5ad_path), "cell_type", path=h5ad_path)
-    with BackgroundServer(markers_app(explorer)) as server:
-        yield server.url, explorer
+    with BackgroundServer(served_app(explorer)) as server:
+        yield f"{server.url}?token={TOKEN}", explorer
 
 
 def test_a_saved_selection_is_there_when_the_file_is_opened_again(browser, h5ad_path):
@@ -97,7 +106,7 @@ def test_a_saved_selection_is_there_when_the_file_is_opened_again(browser, h5ad_
 
 
 def test_save_asks_before_replacing_another_selection(browser, h5ad_path, explorer_server):
-    from paucity.serve import MarkerExplorer, markers_app
+    from paucity.serve import MarkerExplorer
     from paucity.serve.server import BackgroundServer
 
     url, _ = explorer_server
@@ -108,8 +117,8 @@ def test_save_asks_before_replacing_another_selection(browser, h5ad_path, explor
     first.click("#export-h5ad")
     first.wait_for_selector("#message:has-text('Saved 1 genes')")
 
-    with BackgroundServer(markers_app(other)) as server:
-        page = open_page(browser, server.url)
+    with BackgroundServer(served_app(other)) as server:
+        page = open_page(browser, f"{server.url}?token={TOKEN}")
         page.click("#candidates tbody tr:nth-child(3) button.add")
         mine = wait_for_selection(page, 1)
         page.click("#export-h5ad")
@@ -184,7 +193,7 @@ def test_the_objective_changes_only_when_applied(browser, explorer_server):
     page.focus("#apply-objective")
     page.keyboard.press("Enter")
     page.wait_for_selector(f"#message:has-text('Scoring by {picked.upper()}')")
-    assert explorer.method == picked and [u.rsplit("/", 1)[-1] for u in posted] == ["objective"]
+    assert explorer.method == picked and [u.split("?")[0].rsplit("/", 1)[-1] for u in posted] == ["objective"]
     assert page.is_disabled("#apply-objective")
     page.context.close()
 
@@ -259,3 +268,22 @@ def test_the_page_fits_a_phone(browser, explorer_server):
         box = page.locator(selector).bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], selector
     page.context.close()
+
+
+def test_the_error_line_keeps_its_contrast(browser, explorer_server):
+    """An error in the message line is readable: at least 4.5:1 on what is behind it (WCAG AA for its 14 px text),
+    at a desktop's and a phone's width."""
+    from .test_browser_crowd import contrast_of
+
+    for viewport in (DESKTOP, PHONE):
+        page = open_page(browser, explorer_server[0], viewport)
+        problems = []
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" and "status of 400" not in m.text
+                else None)
+        page.fill("#take-k", "100000")
+        page.click("#take-form button")
+        page.wait_for_selector("#message.error:has-text('k must be')")
+        assert contrast_of(page, "#message.error") >= 4.5
+        assert contrast_of(page, "#message.error") == pytest.approx(6.12, abs=0.01)  # #A63D00 on #fafafa
+        page.context.close()
+        assert problems == []

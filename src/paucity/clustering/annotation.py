@@ -370,12 +370,13 @@ class AnnotationSession:
         if what == "payments":
             return iso_times(self.session.payments(), ("last_seen",))
         if what == "disagreements":
-            return iso_times(self.session.disagreements(), ("adjudicated_time",))
+            return iso_times(self.session.disagreements().drop(columns="given"), ("adjudicated_time",))
         raise ParameterError(f"export answers, clusters, payments or disagreements, not {what!r}.")
 
     def disagreements(self, *, sort: str = "spread", min_annotators: int = 2) -> dict:
-        """The pairs answered by two or more people, values on the page's 0–9 scale, sorted by ``sort``
-        (``"spread"``, ``"n_answers"``, ``"mean"``, or ``"time"``: the latest decision first)."""
+        """The pairs answered by two or more people, values on the page's 0–9 scale (``given``: each answer, by
+        whom), sorted by ``sort`` (``"spread"``, ``"n_answers"``, ``"mean"``, or ``"time"``: the latest decision
+        first)."""
         table = self.session.disagreements(min_annotators=min_annotators)
         keys = {"spread": ["spread", "n_annotators"], "n_answers": ["n_answers", "spread"], "mean": ["mean"],
                 "time": ["adjudicated_time"]}
@@ -389,6 +390,7 @@ class AnnotationSession:
                 "i": str(row.i), "j": str(row.j), "n_answers": int(row.n_answers),
                 "n_annotators": int(row.n_annotators), "mean": scale(row.mean), "min": scale(row.min),
                 "max": scale(row.max), "spread": scale(row.spread), "answers": str(row.answers),
+                "given": [{"annotator": str(who), "value": scale(value)} for who, value in row.given],
                 "adjudicated": None if not np.isfinite(row.adjudicated) else {
                     "value": scale(row.adjudicated), "by": str(row.adjudicated_by),
                     "when": iso_times(pd.DataFrame({"time": [row.adjudicated_time]}))["time"][0]},

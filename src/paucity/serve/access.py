@@ -156,6 +156,8 @@ class AccessGuard:
             message = REVOKED if revoked else NEEDS_TOKEN
             if request.method == "GET" and "text/html" in request.headers.get("accept", ""):  # a person's browser
                 title = "This link was revoked" if revoked else "This page needs its link"
+                if not revoked and request.url.path.rstrip("/").endswith("/coordinator"):
+                    title, message = "The coordinator's page", COORDINATOR_NEEDS_TOKEN
                 await notice_page(title, message, status=403 if revoked else 401)(scope, receive, send)
                 return
             body = json.dumps({"error": message}).encode()

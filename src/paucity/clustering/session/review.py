@@ -70,7 +70,7 @@ class Review:
         """The pairs answered by at least ``min_annotators`` people (excluded annotators left out), most spread
         first: i, j, n_answers, n_annotators, mean, min, max, spread (max − min), answers (``"ann: 0.8; bob:
         0.1"``), and the decision that counts when the coordinator took one: adjudicated (NaN otherwise),
-        adjudicated_by, adjudicated_time."""
+        adjudicated_by, adjudicated_time; given: the same answers as (annotator, value) tuples."""
         if isinstance(min_annotators, bool) or not isinstance(min_annotators, (int, np.integer)) or min_annotators < 1:
             raise ParameterError(f"min_annotators must be an integer >= 1, got {min_annotators!r}.")
         answers = self._session.answers()
@@ -79,7 +79,7 @@ class Review:
         answers = answers[~answers["source"].isin(excluded)]
         decided = self.adjudications()
         columns = ["i", "j", "n_answers", "n_annotators", "mean", "min", "max", "spread", "answers", "adjudicated",
-                   "adjudicated_by", "adjudicated_time"]
+                   "adjudicated_by", "adjudicated_time", "given"]
         rows = []
         for (i, j), group in answers.groupby(["i", "j"], sort=False):
             people = group["source"].nunique()
@@ -94,6 +94,7 @@ class Review:
                 "adjudicated": float(decision["value"].iloc[0]) if len(decision) else np.nan,
                 "adjudicated_by": decision["by"].iloc[0] if len(decision) else None,
                 "adjudicated_time": float(decision["time"].iloc[0]) if len(decision) else np.nan,
+                "given": tuple(zip(group["source"], values.tolist())),
             })
         frame = pd.DataFrame(rows, columns=columns)
         return frame.sort_values(["spread", "n_annotators"], ascending=False, kind="stable").reset_index(drop=True)

@@ -1,9 +1,11 @@
 // The annotators' page: instructions, then one pair at a time, answered with the keys 0-9 or skipped with s.
-// An answer carries a random key: when the server cannot be reached the page says the answer is not saved yet and
-// sends it again, with the same key, after 1, 2, 4 ... 30 seconds; the server records it once. No library.
+// An answer carries a random key (paucity.newKey): when the server cannot be reached the page says the answer is not
+// saved yet and sends it again, with the same key, after 1, 2, 4 ... 30 seconds; the server records it once.
+// After an answer to a gold pair the session may tell the answer that was expected: shown in #feedback, a live
+// region, until the next answer or for 20 seconds, while the next pair is already on screen. No library.
 "use strict";
 (function () {
-  const { headers, withToken, api, ServerError, $ } = window.paucity;
+  const { headers, withToken, newKey, api, ServerError, $ } = window.paucity;
   const params = new URLSearchParams(window.location.search);
   let annotator = null;     // the name this page answers as (a personal link: the server says it)
   let open = false;         // an open server: the annotator types their name
@@ -11,11 +13,17 @@
   let busy = false;         // an answer or a skip on its way: further keys are ignored
   let waitTimer = null;
   let helpShown = false;
+  let feedbackTimer = null;
 
   function say(text, kind) { $("status").textContent = text; $("status").className = kind || ""; }
-  function newKey() {
-    if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID().replace(/-/g, "");
-    return Date.now().toString(36) + Math.random().toString(36).slice(2, 12);
+  // The expected answer to the gold pair just answered: shown for a while, never in the way of the next pair.
+  function showFeedback(feedback) {
+    clearTimeout(feedbackTimer);
+    $("feedback").textContent = feedback
+      ? `The expected answer to the last pair (${feedback.i} and ${feedback.j}) was ${feedback.expected}; ` +
+        `you gave ${feedback.given}.`
+      : "";
+    if (feedback) feedbackTimer = setTimeout(() => { $("feedback").textContent = ""; }, 20000);
   }
   function whoQuery() { return !window.paucity.token && annotator ? "?annotator=" + encodeURIComponent(annotator) : ""; }
   function named(body) { return open ? Object.assign({ annotator }, body) : body; }
@@ -35,10 +43,15 @@
     document.body.dataset.busy = value ? "true" : "false";
   }
 
-  function show(data) {
+  // The pair to answer, or why there is none; before: what the page says first (an answer just saved).
+  function show(data, before) {
     clearTimeout(waitTimer);
+    const tell = (text) => say(before ? `${before} ${text}` : text);
     $("who").textContent = `${data.annotator} · ${data.n_answered} answered`;
+    const was = document.body.dataset.status;
+    document.body.dataset.status = data.status;
     if (data.status === "pair") {
+      if (!before && was && was !== "pair") say("");  // back to work: the waiting or paused line goes
       current = data.pair;
       fill($("item-i"), data.pair.i);
       fill($("item-j"), data.pair.j);
@@ -49,12 +62,14 @@
     current = null;
     $("task").hidden = true;
     document.body.dataset.pair = "";
-    if (data.status === "done") { say("All pairs are answered: thank you!"); document.body.dataset.done = "true"; }
+    if (data.status === "done") { tell("All pairs are answered: thank you!"); document.body.dataset.done = "true"; }
+    else if (data.status === "quota") { tell("You have answered your share — thank you!"); }
     else if (data.status === "paused") {
-      say("The coordinator has paused your work for now; this page checks again every 15 seconds.");
+      tell((data.reason ? `Your work is on hold — ${data.reason}.` : "The coordinator has paused your work for now.") +
+          " This page checks again every 15 seconds.");
       waitTimer = setTimeout(next, 15000);
     } else {
-      say("Every waiting pair is with another annotator; this page asks again in a few seconds.");
+      tell("Every waiting pair is with another annotator; this page asks again in a few seconds.");
       waitTimer = setTimeout(next, 3000);
     }
   }
@@ -83,6 +98,7 @@
   async function send(path, extra, doneText) {
     if (!current || busy) return;
     setBusy(true);
+    showFeedback(null);
     $("task").focus();  // off the buttons: a second Space or Enter cannot answer the next pair
     const body = named(Object.assign({ i: current.i.name, j: current.j.name, key: newKey() }, extra));
     const pending = path.endsWith("skip") ? "The skip is not sent yet." : "Your last answer is not saved yet.";
@@ -90,8 +106,9 @@
     try {
       const data = await reliably(path, body, pending);
       delete document.body.dataset.offline;
-      show(data);
-      say(doneText);
+      show(data, doneText);
+      if (data.status === "pair") say(doneText);
+      showFeedback(data.feedback);
     } catch (error) { say(error.message + " Nothing was saved for that pair.", "error"); next(); }
     finally { setBusy(false); if (!$("task").hidden) $("task").focus(); }
   }
@@ -103,9 +120,26 @@
     if (data.examples && data.examples.length) {
       const h = document.createElement("h3"); h.textContent = "Examples"; examples.append(h);
       const list = document.createElement("ul");
+      list.className = "examples";
       data.examples.forEach((e) => {
         const li = document.createElement("li");
-        li.textContent = `${e.i.name} and ${e.j.name}: ${e.answer}` + (e.note ? ` (${e.note})` : "");
+        const pictures = [e.i, e.j].map((item) => {
+          if (!item.image) {  // the other item has a picture: this one is shown by its text, or its name
+            const box = document.createElement("span"); box.className = "no-picture";
+            box.textContent = item.text || item.name;
+            return box;
+          }
+          const img = document.createElement("img");
+          img.src = withToken(item.image); img.alt = item.name; img.loading = "lazy";
+          return img;
+        });
+        if (e.i.image || e.j.image) {
+          const row = document.createElement("span"); row.className = "pictures"; row.append(...pictures);
+          li.append(row);
+        }
+        const text = document.createElement("span");
+        text.textContent = `${e.i.name} and ${e.j.name}: ${e.answer}` + (e.note ? ` (${e.note})` : "");
+        li.append(text);
         list.append(li);
       });
       examples.append(list);

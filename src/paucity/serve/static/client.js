@@ -1,4 +1,4 @@
-// What every page of paucity serve shares: the access token, JSON requests to its own server, and $.
+// What every page of paucity serve shares: the access token, JSON requests to its own server, request keys, and $.
 // Loaded before the page's own script; no library.
 "use strict";
 window.paucity = (function () {
@@ -8,6 +8,21 @@ window.paucity = (function () {
 
   function withToken(path) {
     return token ? path + (path.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(token) : path;
+  }
+
+  // A request key: 128 random bits as 32 hex digits. crypto.getRandomValues exists on a plain-HTTP address too
+  // (crypto.randomUUID does not), so keys stay unique on a lab network's http://10.x.y.z page.
+  function newKey() {
+    const bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  // A time the server gave (ISO 8601, or seconds since the epoch) as the reader's local date and time.
+  function localTime(value) {
+    if (value === null || value === undefined || value === "") return "—";
+    const date = typeof value === "number" ? new Date(value * 1000) : new Date(value);
+    return Number.isNaN(date.getTime()) ? String(value) : date.toLocaleString();
   }
 
   // An error the server answered (it is reachable; the request was refused, with its status and JSON body)
@@ -27,5 +42,5 @@ window.paucity = (function () {
     return data;
   }
 
-  return { token, headers, withToken, api, ServerError, $: (id) => document.getElementById(id) };
+  return { token, headers, withToken, newKey, localTime, api, ServerError, $: (id) => document.getElementById(id) };
 })();
