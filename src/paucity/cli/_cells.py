@@ -30,6 +30,9 @@ def read_cells(path: Path, *, groupby: str | None, labels: Path | None, labels_h
     if labels_header is not None and labels is None:
         flag = "--labels-header" if labels_header else "--no-labels-header"
         raise ParameterError(f"{flag} describes the --labels file; give --labels or drop {flag}.")
+    if transpose and str(path).lower().endswith(".h5ad"):
+        raise ParameterError(f"--transpose applies to matrix files (.csv/.tsv/.txt/.mtx/.parquet) that store genes in "
+                             f"rows; {path} is an .h5ad, whose cells are its rows already: drop --transpose.")
     return io.read(
         path,
         labels=labels,

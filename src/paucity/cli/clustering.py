@@ -84,8 +84,10 @@ def cluster_active(
     from ..clustering import read_similarities, simulate
 
     with one_line_errors(spelling=True):
-        out = io.check_output_path(out, option="--out")
-        history = io.check_output_path(history if history is not None else _beside(out), option="--history")
+        reads = {"the SIMILARITIES file": similarities}
+        out = io.check_output_path(out, option="--out", inputs=reads)
+        history = io.check_output_path(history if history is not None else _beside(out), option="--history",
+                                       inputs=reads)
         if history.resolve() == out.resolve():
             raise ParameterError(f"--history and --out are both {out}; give two different files.")
         matrix = read_similarities(similarities, i_column=i_column, j_column=j_column, value_column=value_column)
@@ -142,7 +144,7 @@ cluster_session = typer.Typer(
 _DATABASE = typer.Argument(
     ...,
     help="The session's database: an SQLite file, or a PostgreSQL URL (postgresql://user@host/name, with "
-    "pip install 'paucity[postgres]').",
+    "pip install 'paucity\\[postgres]').",
     show_default=False,
 )
 _ANNOTATOR = typer.Option(
@@ -187,7 +189,7 @@ def session_start(
     from ..clustering.session.rules import check_annotator
 
     with one_line_errors(spelling=True):
-        out = io.check_output_path(out, option="--out")
+        out = io.check_output_path(out, option="--out", inputs={"--items": items})
         if item_column is not None and items is None:
             raise ParameterError("--item-column names the item column of --items; give --items too, or leave it out.")
         who = check_annotator(_annotator(annotator, out))  # every input checked before the database is touched
@@ -255,6 +257,11 @@ def session_answer(
     i_column: Optional[str] = typer.Option(None, "--i-column", help="The first item's column (default i)."),
     j_column: Optional[str] = typer.Option(None, "--j-column", help="The second item's column (default j)."),
     value_column: Optional[str] = typer.Option(None, "--value-column", help="The similarity's column (default value)."),
+    annotator: Optional[str] = typer.Option(
+        None, "--annotator", help="Who answered: each pair must be one they hold (or one nobody holds that they "
+        "neither answered nor skipped). Default: each answer is credited to the annotator who held its pair.",
+        show_default=False,
+    ),
     out: Path = typer.Option(
         Path("clusters.csv"), "--out", "-o", help="Where to write the clustering: item, label, embedding."
     ),
@@ -262,7 +269,8 @@ def session_answer(
     """Record answers, and write the clustering of every answer so far.
 
     Each answer must be to a pair that waits for one; an answer recorded already (same pair, same value) is
-    skipped, so a file may be read again, or again after more of it is filled in. The answers of one command
+    skipped, so a file may be read again, or again after more of it is filled in. An answer belongs to the
+    annotator who held its pair (or to --annotator), never to the file's name. The answers of one command
     are recorded in one transaction: all or none.
 
     \b
@@ -273,11 +281,11 @@ def session_answer(
     from ..clustering import ClusteringSession, read_answers
 
     with one_line_errors(spelling=True):
-        out = io.check_output_path(out, option="--out")
+        out = io.check_output_path(out, option="--out", inputs={"the ANSWERS file": answers})
         table = read_answers(answers, i_column=i_column or "i", j_column=j_column or "j",
                              value_column=value_column or "value")
         with ClusteringSession.open(database) as session:
-            result = session.record(table, source=answers.name)
+            result = session.record(table, annotator=annotator)
         io.write_csv(result.to_frame(), out, index=False)
     if not quiet():
         _report_answers(result, database, answers, out)
@@ -428,7 +436,11 @@ def session_extend(
     with one_line_errors(spelling=True):
         with ClusteringSession.open(database) as session:
             before = session.budget
-            session.extend(setting("budget").read(budget))
+            wanted = setting("budget").read(budget)
+            if setting("budget").same(wanted, session.settings.budget) or wanted == before:
+                raise ParameterError(f"--budget {budget} is the session's budget already ({before} measurements); "
+                                     "give a larger one.")
+            session.extend(wanted)
     if not quiet():
         typer.echo(f"{database}: the budget is {session.budget} measurements (was {before})")
 

@@ -7,6 +7,7 @@ from typing import Optional
 
 import typer
 
+from .._errors import ParameterError
 from ._command import PaucityCommand, PaucityGroup, one_line_errors
 from ._options import quiet
 from ._loop_settings import ITEM_COLUMN, ITEMS, loop_settings, open_or_explain
@@ -114,7 +115,7 @@ def serve_annotate(
     database: str = typer.Argument(
         ...,
         help="The session's database: an SQLite file (created when missing), or a PostgreSQL URL "
-        "(postgresql://user@host/name, with pip install 'paucity[postgres]').",
+        "(postgresql://user@host/name, with pip install 'paucity\\[postgres]').",
         show_default=False,
     ),
     items: Optional[Path] = ITEMS,
@@ -179,9 +180,14 @@ def serve_annotate(
             from .._errors import ParameterError
 
             raise ParameterError("--item-column names the item column of --items; give --items too, or leave it out.")
+        names = _names(invite) if invite else []  # checked before anything is started
         text = None if instructions is None else _read_text(instructions, "--instructions")
-        example_table = None if examples is None else io.read_frame(examples, text_columns=["i", "j", "note"])
-        gold_table = None if gold is None else io.read_frame(gold, text_columns=["i", "j"])
+        from ..clustering.tables import ExamplePairs, GoldPairs
+
+        example_table = None if examples is None else ExamplePairs.from_frame(
+            io.read_frame(examples, text_columns=["i", "j", "note"]), what=str(examples))
+        gold_table = None if gold is None else GoldPairs.from_frame(io.read_frame(gold, text_columns=["i", "j"]),
+                                                                   what=str(gold))
         table = None
         if items is None:  # a session that does not exist: say so before listening
             open_or_explain(database, **given).close()
@@ -191,7 +197,7 @@ def serve_annotate(
         try:
             session = AnnotationSession(database, table, item_column=item_column, media=media, instructions=text,
                                         examples=example_table, gold=gold_table, gold_rate=gold_rate, **given)
-            links = session.invite(_names(invite)) if invite else {}
+            links = session.invite(names) if names else {}
             token = new_token()
             local = is_loopback(host)
             app = annotate_app(session, token=token, local_only=local, open_when_uninvited=local)
@@ -217,21 +223,35 @@ def serve_annotate(
 
 
 def _names(values: list[str]) -> list[str]:
-    """--invite alice --invite bob, or --invite "alice bob", or --invite alice,bob."""
+    """--invite alice --invite bob, --invite alice bob, or --invite alice,bob: each name checked by the session's
+    one rule (a name may hold spaces; an empty one, or one with a newline, is refused), a name given twice once.
+
+    Examples
+    --------
+    >>> _names(["alice,bob", "Mary Ann", "alice"])
+    ['alice', 'bob', 'Mary Ann']
+    """
+    from ..clustering.session.rules import check_annotator
+
     names = []
     for value in values:
-        names += [name for name in value.replace(",", " ").split() if name]
-    return names
+        for name in value.split(","):
+            if not name.strip():
+                raise ParameterError(f"--invite {value!r} names nobody; give each annotator's name (1 to 100 "
+                                     "characters), several separated by commas or given one after another.")
+            names.append(check_annotator(name))
+    return list(dict.fromkeys(names))
 
 
 def _read_text(path: Path, option: str) -> str:
+    from .._errors import ReaderError
     from ..io.formats import existing_file
 
+    if path.is_dir():
+        raise ParameterError(f"{option} {path} is a folder; {option} reads a Markdown or text file.")
     try:
         return existing_file(path).read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        from .._errors import ReaderError
-
         raise ReaderError(f"{path} is not UTF-8 text; {option} reads a Markdown or text file.") from None
 
 

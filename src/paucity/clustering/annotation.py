@@ -114,18 +114,29 @@ class AnnotationSession:
                                                owner="annotate", hint="It is the share of gold pairs (0.1: one in ten)."))
         if instructions is not None and not isinstance(instructions, str):
             raise ParameterError(f"instructions must be text (Markdown), got {type(instructions).__name__}.")
-        shown = None
+        session = None
         if items is not None:
-            shown, names = self._read_items(items, item_column)
-            self.session = ClusteringSession.create(database, names, exist_ok=True, **settings)
+            self._items, names = self._read_items(items, item_column)
         else:
-            self.session = ClusteringSession.open(database, **settings)
-        self._items = shown if shown is not None else {name: Item(name) for name in self.session.items}
-        self._position = {name: k for k, name in enumerate(self.session.items)}
-        self._instructions = None if instructions is None else render_instructions(instructions)
-        self._examples = [] if examples is None else self._read_examples(examples)
+            session = ClusteringSession.open(database, **settings)
+            names = list(session.items)
+            self._items = {name: Item(name) for name in names}
+        self._position = {name: k for k, name in enumerate(names)}
+        try:  # every table checked before a session is started: a bad one writes nothing
+            self._instructions = None if instructions is None else render_instructions(instructions)
+            self._examples = [] if examples is None else self._read_examples(examples)
+            gold = None if gold is None else gold if isinstance(gold, GoldPairs) else GoldPairs.from_frame(gold)
+            for k, (i, j) in enumerate(zip(gold.i, gold.j) if gold is not None else (), start=1):
+                self._check_items(i, j, what=f"gold data row {k}")
+            if session is None:
+                session = ClusteringSession.create(database, names, exist_ok=True, **settings)
+        except BaseException:
+            if session is not None:
+                session.close()
+            raise
+        self.session = session
         if gold is not None:
-            self.session.add_gold(gold if isinstance(gold, GoldPairs) else GoldPairs.from_frame(gold))
+            self.session.add_gold(gold)
         self._has_gold = len(self.session.gold()) > 0
         self._quality = None
         self._quality_lock = threading.Lock()
@@ -444,8 +455,10 @@ class AnnotationSession:
         for name in (i, j):
             if not isinstance(name, str) or name not in self._position:
                 shown = name[:40] if isinstance(name, str) else name
-                where = f"{what}: " if what else ""
-                raise ParameterError(f"{where}{shown!r} is not an item of this session; answer the pair the page showed.")
+                if what:  # a row of a table given at the start
+                    raise InputError(f"{what}: {shown!r} is not an item of this session; name the items of the items "
+                                     "table.")
+                raise ParameterError(f"{shown!r} is not an item of this session; answer the pair the page showed.")
 
 
 def render_instructions(text: str) -> str:

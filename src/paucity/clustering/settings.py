@@ -120,6 +120,8 @@ class Setting:
         (an on/off flag).
     parse : callable, optional
         The command line's text as the library's value (``iu-red`` -> ``iu_red``).
+    show : callable, optional
+        The library's value as a command line types it (``iu_red`` -> ``iu-red``), for messages.
     fixed : bool
         Whether the value is fixed when a session starts. The others may be
         changed later by ``ClusteringSession.change`` (the budget only
@@ -142,6 +144,7 @@ class Setting:
     before: object = _REQUIRED
     kind: type = str
     parse: Callable | None = None
+    show: Callable | None = None
     fixed: bool = True
     default_help: str | None = None
     name: str = ""
@@ -189,6 +192,12 @@ class Setting:
         """The ``--help`` of the setting in a command that runs the estimator or a session."""
         return self.session_help if scope == "session" and self.session_help else self.help
 
+    def typed(self, value):
+        """A value as the caller typed it: on a command line, the option's spelling of it (``iu-red``)."""
+        from .._spelling import spells
+
+        return self.show(value) if self.show is not None and isinstance(value, str) and spells(self.name) else value
+
     def read(self, text):
         """A command line's value as the library's (None stays None: not given)."""
         if text is None or self.parse is None:
@@ -225,6 +234,7 @@ class SessionSettings:
 
     strategy: str = _setting(
         default="iu_red", constraints=(Options(*STRATEGIES),), parse=parse_strategy,
+        show=lambda name: name.replace("_", "-"),
         doc='``"iu_red"``: the pair whose measurement most moves the item nearest the cluster boundary, '
             '|dv̂₂(k_min)/dŵᵢⱼ| (Algorithm 1). ``"shamir_tishby"``: the pair that most moves v̂₂ as a whole, '
             '‖dv̂₂/dŵᵢⱼ‖² (Algorithm 2). ``"random"``: uniformly random pairs.',

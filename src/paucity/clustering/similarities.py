@@ -108,6 +108,12 @@ def read_similarities(path, *, i: str | None = None, j: str | None = None, value
         )
     if long:
         return _square_from_long(path, columns)
+    if len(header) == 3 and _looks_long(path, header):  # two columns of names and one of numbers: one row a pair
+        raise InputError(
+            f"{path} looks like a long table, one row per pair, whose columns are not named i, j and value; name "
+            f"them: {(' ' if spells('i') else ', ').join(given(role, name) for role, name in zip(('i', 'j', 'value'), header))}"
+            " (the two items' columns and the similarity's)."
+        )
     return _read_square(path, ending, header)
 
 
@@ -188,6 +194,20 @@ def similarities_from_frame(df: pd.DataFrame, *, i: str | None = None, j: str | 
     values = df.copy()
     values.columns = [str(column) if not isinstance(column, str) else column for column in values.columns]
     return _square(names.reset_index(drop=True), values.reset_index(drop=True), "the table")
+
+
+def _looks_long(path: Path, header: list[str]) -> bool:
+    """Whether a table of three columns is a long table under other names: two columns of names (text) and one
+    of numbers, its header not naming the items of its first column (as a square matrix's would)."""
+    from .. import io
+
+    try:
+        frame = io.read_frame(path)
+    except ReaderError:  # a row longer than the header, say: the square reader says what a square table holds
+        return False
+    kinds = [pd.api.types.is_numeric_dtype(frame[column]) for column in frame.columns]
+    names = set(frame.iloc[:, 0].dropna().astype(str))
+    return kinds == [False, False, True] and names != set(header[1:])
 
 
 def _read_square(path: Path, ending: str, header: list[str]) -> pd.DataFrame:

@@ -318,6 +318,13 @@ class GoldPairs:
         if same.any():
             row = int(np.flatnonzero(same)[0])
             raise InputError(f"{what} pairs {first[row]!r} with itself in data row {row + 1}; a gold pair is two items.")
+        seen: dict[frozenset, int] = {}
+        for row, pair in enumerate((frozenset(p) for p in zip(first, second)), start=1):
+            if pair in seen:
+                a, b = sorted(pair)
+                raise InputError(f"{what} gives the pair ({a!r}, {b!r}) twice (data rows {seen[pair]} and {row}); a gold "
+                                 "pair has one known answer: keep one row.")
+            seen[pair] = row
         return cls(first, second, values)
 
     def __len__(self) -> int:

@@ -46,7 +46,8 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _QUOTE = "'"
 
 
-def check_output_path(path, *, option: str = "out", suffixes: tuple[str, ...] | None = None) -> Path:
+def check_output_path(path, *, option: str = "out", suffixes: tuple[str, ...] | None = None,
+                      inputs: dict | None = None) -> Path:
     """Check that ``path`` can be written as a file, before any work is done.
 
     Parameters
@@ -57,6 +58,10 @@ def check_output_path(path, *, option: str = "out", suffixes: tuple[str, ...] | 
         How the user named it (``"--out"`` on the command line), for the message.
     suffixes : tuple of str, optional
         Accepted file name endings (lower case), e.g. ``(".json",)``.
+    inputs : dict, optional
+        The files the command reads, ``{how the user named it: path}``: an
+        output that is one of them is refused (writing it would replace the
+        input with the result).
 
     Returns
     -------
@@ -91,6 +96,10 @@ def check_output_path(path, *, option: str = "out", suffixes: tuple[str, ...] | 
         raise ParameterError(f"{option} {text} exists and cannot be overwritten (no write permission).")
     if suffixes is not None and not path.name.lower().endswith(tuple(suffixes)):
         raise ParameterError(f"{option} {text} must end with {' or '.join(suffixes)}.")
+    for name, source in (inputs or {}).items():
+        if source is not None and Path(source).exists() and path.exists() and path.resolve() == Path(source).resolve():
+            raise ParameterError(f"{option} {text} is also {name}, which the command reads; writing it would replace "
+                                 "the input with the result. Give another file.")
     return path
 
 

@@ -7,7 +7,13 @@ from pathlib import Path
 
 from .._errors import PaucityError, ReaderError
 
-__all__ = ["SUPPORTED_FORMATS", "SEPARATORS", "MISSING_MARKERS", "table_endings", "check_unique_columns", "existing_file", "file_ending", "reading", "separator"]
+__all__ = ["SUPPORTED_FORMATS", "SEPARATORS", "MISSING_MARKERS", "table_endings", "check_unique_columns", "existing_file",
+           "file_ending", "reading", "separator", "text_encoding", "MAX_COLUMNS"]
+
+#: The widest table header read (a wider one is refused at once, not parsed for minutes).
+MAX_COLUMNS = 200_000
+_GZIP = b"\x1f\x8b"
+_BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
 
 SUPPORTED_FORMATS = (
     ".h5ad",
@@ -42,6 +48,8 @@ def existing_file(path: Path) -> Path:
     """``path``, once it is known to exist and not to be empty."""
     if not path.exists():
         raise ReaderError(f"{path} does not exist. Check the path and the current directory ({Path.cwd()}).")
+    if path.is_dir():
+        raise ReaderError(f"{path} is a folder; give a file.")
     if path.stat().st_size == 0:
         raise ReaderError(f"{path} is empty.")
     return path
@@ -56,13 +64,46 @@ def file_ending(path: Path, endings: tuple[str, ...], *, also: str = "") -> str:
     raise ReaderError(f"{path} has an unknown extension; expected {', '.join(endings)}{also}.")
 
 
+def text_encoding(path: Path) -> str:
+    """How a text table is encoded: UTF-8, or what its byte-order mark says (a spreadsheet's "Unicode text" is
+    UTF-16 with one, its "CSV UTF-8" UTF-8 with one). Gzip data under a name without ``.gz`` is refused, saying so.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text("a,b\\n1,2\\n", encoding="utf-16")
+    >>> text_encoding(path)
+    'utf-16'
+    """
+    import gzip
+
+    with open(path, "rb") as handle:
+        start = handle.read(4)
+    if start.startswith(_GZIP):
+        if not path.name.lower().endswith(".gz"):
+            raise ReaderError(f"{path} is gzip-compressed data under a name without .gz; name it {path.name}.gz "
+                              "(paucity reads .csv.gz, .tsv.gz and .txt.gz), or decompress it (gunzip).")
+        with gzip.open(path, "rb") as handle:
+            start = handle.read(4)
+    return next((encoding for bom, encoding in _BOMS if start.startswith(bom)), "utf-8")
+
+
 @contextmanager
 def reading(path: Path, what: str):
-    """Turn a library's exception into a ReaderError naming the file."""
+    """Turn a library's exception into a ReaderError naming the file (text in another encoding than UTF-8 said in
+    words, with how to convert it)."""
     try:
         yield
     except PaucityError:
         raise
+    except UnicodeError as exc:
+        where = f" (byte {exc.object[exc.start:exc.start + 1].hex()} at position {exc.start})" \
+            if isinstance(exc, UnicodeDecodeError) else ""
+        raise ReaderError(
+            f"{path} is not UTF-8 text{where}: save it as UTF-8 (a spreadsheet's \"CSV UTF-8\" or \"Unicode text\"), "
+            f"or convert it, e.g. iconv -f latin1 -t utf-8 {path.name} > utf8-{path.name}."
+        ) from None
     except Exception as exc:
         raise ReaderError(f"could not read {path} as {what}: {type(exc).__name__}: {exc}") from None
 

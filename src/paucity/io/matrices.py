@@ -23,7 +23,8 @@ import scipy.sparse as sp
 from .._errors import ParameterError, ReaderError, ShapeMismatchError
 from .._extras import require
 from .files import atomic_path
-from .formats import MISSING_MARKERS, SUPPORTED_FORMATS, check_unique_columns, existing_file, file_ending, reading, separator
+from .formats import (MISSING_MARKERS, SUPPORTED_FORMATS, check_unique_columns, existing_file, file_ending, reading,
+                      separator, text_encoding)
 
 __all__ = ["read", "write_h5ad", "update_h5ad"]
 
@@ -215,12 +216,14 @@ def _read_h5ad(path: Path) -> anndata.AnnData:
 def _read_table(path: Path) -> anndata.AnnData:
     sep = separator(path)
     with reading(path, "a table"):
-        header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False)
+        header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False,
+                             encoding=text_encoding(path))
     names = [str(name) for name in header.iloc[0]]
     check_unique_columns(names, path)
     with reading(path, "a table"):
         # everything as text first: cell names stay as written ("0001" is not the number 1, "NA" is a name)
-        frame = pd.read_csv(path, sep=sep, index_col=0, dtype=str, keep_default_na=False)
+        frame = pd.read_csv(path, sep=sep, index_col=0, dtype=str, keep_default_na=False,
+                            encoding=text_encoding(path))
         frame.index = frame.index.astype(str)
         frame = frame.apply(_numbers_of_text_column)
         return _frame_to_anndata(frame, path)
@@ -360,13 +363,14 @@ def _find_in(folder: Path, *names: str) -> Path:
 def _read_names(path: Path) -> pd.DataFrame:
     """A headerless tab-separated file of names (10x features or barcodes), as strings."""
     with reading(existing_file(path), "a tab-separated list of names"):
-        return pd.read_csv(path, sep="\t", header=None, dtype=str, keep_default_na=False)
+        return pd.read_csv(path, sep="\t", header=None, dtype=str, keep_default_na=False, encoding=text_encoding(path))
 
 
 def _read_labels(path: Path, column: str | None, header: bool | None, cells: pd.Index, *, data_path: Path) -> pd.Categorical:
     """One label per cell from a labels file, matched by cell name or taken in row order."""
     with reading(existing_file(path), "a labels table"):
-        raw = pd.read_csv(path, sep=separator(path), header=None, dtype=str, keep_default_na=False)
+        raw = pd.read_csv(path, sep=separator(path), header=None, dtype=str, keep_default_na=False,
+                          encoding=text_encoding(path))
     raw = raw.mask(raw == "")  # an empty field is a missing label; "NA" is a label like any other
     by_name = raw.shape[1] > 1
     if header is not None:

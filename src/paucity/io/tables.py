@@ -13,7 +13,8 @@ import pandas as pd
 from .._errors import InputError, LongRowError, ReaderError
 from .._extras import require
 from .files import restore_formulas
-from .formats import MISSING_MARKERS, SEPARATORS, check_unique_columns, existing_file, file_ending, reading, table_endings
+from .formats import (MAX_COLUMNS, MISSING_MARKERS, SEPARATORS, check_unique_columns, existing_file, file_ending,
+                      reading, table_endings, text_encoding)
 
 __all__ = ["read_frame", "read_header"]
 
@@ -122,7 +123,7 @@ def read_frame(
         text = _named(text_columns, list(frame.columns))
     else:
         sep = SEPARATORS[ending.removesuffix(".gz")]
-        written, restored = _delimited_header(path, sep)
+        written, restored = _delimited_header(path, sep, rows=True)
         text = _named(text_columns, restored)
         frame = _read_delimited(path, sep, written, restored, text + ([index_column] if index_column is not None else []))
     text += [index_column] if index_column is not None else []
@@ -211,12 +212,19 @@ def _read_parquet(path: Path, *, empty: bool):
     return frame
 
 
-def _delimited_header(path: Path, sep: str) -> tuple[list[str], list[str]]:
+def _delimited_header(path: Path, sep: str, *, rows: bool = False) -> tuple[list[str], list[str]]:
     """The header's fields as written, and as read back (formula quotes removed); an empty field named as pandas
-    names it."""
-    with reading(path, "a table"):
-        header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False)
-    written = [str(name) for name in header.iloc[0]] if len(header) else []
+    names it. Read with Python's csv module, in milliseconds however wide; a header wider than
+    :data:`~paucity.io.formats.MAX_COLUMNS` is refused, and with ``rows`` so is a table without a row under its
+    header, before pandas would spend minutes on either."""
+    written, more = _first_lines(path, sep)
+    if len(written) > MAX_COLUMNS:
+        raise ReaderError(
+            f"{path} has a header of {len(written)} columns, more than the {MAX_COLUMNS} a table read here may have; "
+            "give a long table (one row per value), or a count matrix as .h5ad or .mtx (paucity.io.read)."
+        )
+    if rows and not more:
+        raise ReaderError(f"{path} has a header but no rows.")
     restored = list(restore_formulas(written))  # the names before paucity's writer neutralized them
     check_unique_columns(restored, path)
     # an empty header field (a written index) is named as pandas names it
@@ -233,6 +241,7 @@ def _read_delimited(path: Path, sep: str, written: list[str], restored: list[str
             frame = pd.read_csv(
                 path,
                 sep=sep,
+                encoding=text_encoding(path),
                 dtype={name: str for name in as_text},
                 keep_default_na=False,
                 na_values={name: MISSING_MARKERS for name in written if name not in as_text},
@@ -257,6 +266,23 @@ def _read_delimited(path: Path, sep: str, written: list[str], restored: list[str
     return frame.rename(columns={raw: name for raw, name in zip(written, restored) if raw != name})
 
 
+def _first_lines(path: Path, sep: str) -> tuple[list[str], bool]:
+    """The first non-blank line's fields, split as pandas splits them, and whether a non-blank line follows."""
+    import csv
+    import gzip
+    import io
+
+    encoding = text_encoding(path)
+    with reading(path, "a table"):
+        raw = gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
+        with raw, io.TextIOWrapper(raw, encoding=encoding, newline="") as handle:
+            csv.field_size_limit(2**31 - 1)
+            lines = (line.split() for line in handle) if sep == r"\s+" else csv.reader(handle, delimiter=sep)
+            filled = (fields for fields in lines if fields and any(field.strip() for field in fields))
+            header = next(filled, [])
+            return header, next(filled, None) is not None
+
+
 _LONG = "\x00paucity: a long row\x00"  # stands for a longer row while looking for one (no table holds it)
 
 
@@ -274,7 +300,7 @@ def _first_longer_row(path: Path, sep: str, width: int) -> tuple[int, int] | Non
     # every longer row reaches ``longer`` (whose rows are found again by their marks).
     with reading(path, "a table"):
         rows = pd.read_csv(path, sep=sep, header=None, dtype=str, keep_default_na=False, names=range(width),
-                           engine="python", on_bad_lines=longer)
+                           engine="python", on_bad_lines=longer, encoding=text_encoding(path))
     marked = (rows[0] == _LONG).to_numpy()
     if not fields or not marked.any():
         return None

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .._errors import ParameterError
+from .._spelling import given, spelled
 from .._validation import Interval, Options, check_parameter
 
 __all__ = ["Objective", "make_objective", "METHODS", "SUPERVISED", "UNSUPERVISED"]
@@ -112,8 +113,8 @@ def make_objective(method: str, *, beta: float | None = None, degree: int | None
     ):
         if value is not None and method != owner:
             raise ParameterError(
-                f"{name}={value!r} applies only to method={owner!r} ({meaning}), but method is {method!r}; "
-                f"drop {name} or use method={owner!r}."
+                f"{given(name, value)} applies only to {given('method', owner)} ({meaning}), but {spelled('method')} is "
+                f"{method!r}; drop {spelled(name)} or use {given('method', owner)}."
             )
     if method == "mim":
         return Objective("mim", True, 0, True, _subtract)

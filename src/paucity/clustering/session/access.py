@@ -50,7 +50,7 @@ class AnnotatorAccess:
         link). An annotator invited already keeps their token (None here);
         :meth:`new_link` gives them a new one.
         """
-        names = [check_annotator(name) for name in _names(names)]
+        names = list(dict.fromkeys(check_annotator(name) for name in _names(names)))  # a name given twice is one
         tokens: dict[str, str | None] = {}
         with self._lock, self._store.transaction(lock=True) as connection:
             records = self._store.annotators

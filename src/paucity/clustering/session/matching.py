@@ -31,8 +31,9 @@ def check_held(ask, holder: str, pair, seen, now: float, shown: str, *, lease_se
 
 
 def match_answers(pairs: np.ndarray, values: np.ndarray, shown: list[str], rows: np.ndarray, asks: list, *,
-                  state, holder: str | None, seen, now: float, lease_seconds: float) -> np.ndarray:
-    """Which rows answer a waiting ask (True) and which repeat an answer recorded before (False).
+                  state, holder: str | None, seen, now: float, lease_seconds: float) -> tuple[np.ndarray, list]:
+    """Which rows answer a waiting ask (True) and which repeat an answer recorded before (False), and who held
+    each waiting ask answered (its annotator; None for nobody named).
 
     Parameters
     ----------
@@ -54,13 +55,14 @@ def match_answers(pairs: np.ndarray, values: np.ndarray, shown: list[str], rows:
     for ask in asks:
         waiting.setdefault((ask.i, ask.j), []).append(ask)
     take = np.zeros(len(rows), dtype=bool)
+    held_by: list = [None] * len(rows)
     taken_at: dict[tuple[int, int], object] = {}
     for k, (i, j) in enumerate(pairs):
         pair = (int(i), int(j))
         if waiting.get(pair):
             if holder is not None:
                 check_held(waiting[pair][0], holder, pair, seen, now, shown[k], lease_seconds=lease_seconds)
-            waiting[pair].pop(0)
+            held_by[k] = waiting[pair].pop(0).annotator or None
             take[k] = True
             taken_at[pair] = rows[k]
         elif state.recorded_before(pair, float(values[k]), holder):
@@ -80,7 +82,7 @@ def match_answers(pairs: np.ndarray, values: np.ndarray, shown: list[str], rows:
                 f"answers data row {rows[k]} answers {shown[k]}, which was never asked (or was withdrawn); answer "
                 "only the pairs the session asked for."
             )
-    return take
+    return take, held_by
 
 
 def match_withdrawals(pairs: np.ndarray, shown: list[str], asks: list, answered: set) -> np.ndarray:

@@ -336,8 +336,10 @@ class ClusteringSession(CoordinatorVerbs):
             gives (a frame is read by :meth:`Answers.from_frame
             <paucity.clustering.tables.Answers.from_frame>`).
         source : str, optional
-            Who answered (a file name, an annotator), stored with each
-            answer; ``annotator`` by default, else ``"answers"``.
+            Who answered, stored with each answer: by default ``annotator``,
+            else, for each pair, the annotator who held it (``"answers"`` for
+            a pair nobody named held). A file's name is not a person: the
+            command line credits the holders.
         annotator : str, optional
             The annotator answering: each pair must then be one they hold
             (or one nobody holds that they neither answered nor skipped).
@@ -357,10 +359,15 @@ class ClusteringSession(CoordinatorVerbs):
         """
         holder = None if annotator is None else check_annotator(annotator)
         key = None if key is None else check_key(key)
-        if source is None:
-            source = holder if holder is not None else "answers"
-        check_parameter(source, "source", [Instance(str, description="a string")], owner="ClusteringSession.record")
+        if source is None and holder is not None:
+            source = holder
+        if source is not None:
+            check_parameter(source, "source", [Instance(str, description="a string")], owner="ClusteringSession.record")
         table = answers if isinstance(answers, Answers) else Answers.from_frame(answers)
+        for k, (a, b) in enumerate(zip(table.i, table.j), start=1):  # a row not answered yet names items too
+            for name in (a, b):
+                if name is not None:
+                    self._items.index(name, where=f"answers data row {k}")
         answered = table.answered
         rows = np.flatnonzero(answered) + 1
         first, second, values = table.i[answered], table.j[answered], table.value[answered]
@@ -385,14 +392,19 @@ class ClusteringSession(CoordinatorVerbs):
                 if holder is not None:
                     self._access.refuse_stopped(holder, connection)
                 asked = "answer " + " ".join(f"{i},{j},{v!r}" for (i, j), v in zip(pairs.tolist(), values.tolist()))
-                repeated = key is not None and not store.requests.claim(connection, key, holder or source, asked)
+                who = holder or source or "answers"
+                repeated = key is not None and not store.requests.claim(connection, key, who, asked)
                 take = np.zeros(len(rows), dtype=bool)
                 if not repeated:  # a request sent again: recorded then
                     seen = state.seen_by(holder, connection) if holder is not None else set()
-                    take = match_answers(pairs, values, shown, rows, write.asks, state=state, holder=holder,
-                                         seen=seen, now=time.time(), lease_seconds=state.settings.lease_seconds)
+                    take, held_by = match_answers(pairs, values, shown, rows, write.asks, state=state, holder=holder,
+                                                  seen=seen, now=time.time(),
+                                                  lease_seconds=state.settings.lease_seconds)
+                    credited = [source or held or "answers" for held in held_by]  # each answer to whom held it
+                    for name in dict.fromkeys(c for c, taken in zip(credited, take) if taken):
+                        mine = take & np.array([c == name for c in credited], dtype=bool)
+                        store.add(pairs[mine], values[mine], source=name, connection=connection)
                 if take.any():
-                    store.add(pairs[take], values[take], source=source, connection=connection)
                     write.changed = True
                     state.sync(connection)  # the loop takes the answers as committed below
             return SessionAnswers(

@@ -61,7 +61,7 @@ def refuse_other_settings(store, stored: SessionSettings, given: Mapping, n: int
         else:
             same = setting(name).same(value, have)
         if not same:
-            differ.append((name, have, setting(name).plain(value)))
+            differ.append((name, setting(name).typed(have), setting(name).typed(setting(name).plain(value))))
     if differ:
         stored_text = ", ".join(as_typed(name, have) for name, have, _ in differ)
         given_text = ", ".join(as_typed(name, value) for name, _, value in differ)

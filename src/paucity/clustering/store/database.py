@@ -25,6 +25,9 @@ POSTGRES_DRIVER = "psycopg"
 LOCK_KEY = 0x70617563697479  # "paucity" in ASCII
 #: How long a writer waits for the write lock of an SQLite store before giving up, in milliseconds.
 BUSY_TIMEOUT_MS = 60_000
+#: How long to wait for a PostgreSQL server to answer a new connection, in seconds (the driver's default waits on:
+#: a server that accepts the connection and never answers held a command for two minutes).
+CONNECT_TIMEOUT_S = 10
 _SUFFIXES = ("-wal", "-shm", "-journal")
 
 
@@ -52,6 +55,8 @@ def transaction(engine, *, shown: str, lock: bool = False):
                 yield connection
     except sa.exc.OperationalError as exc:
         text = reason(exc)
+        if "timeout" in text and dialect == "postgresql":
+            raise ReaderError(unreachable(engine.url, text)) from None
         if "locked" in text or "busy" in text:
             raise ReaderError(
                 f"{shown} stayed busy for {BUSY_TIMEOUT_MS // 1000} s (another process held its write "
@@ -143,11 +148,18 @@ def shown_url(url: str) -> str:
         return f"{head}://{rest.rsplit('@', 1)[-1]}"
 
 
+def engine_options(url: str) -> dict:
+    """The options of an engine on ``url``: a connection timeout on PostgreSQL (:data:`CONNECT_TIMEOUT_S`)."""
+    if url.split(":", 1)[0].split("+", 1)[0] in ("postgresql", "postgres"):
+        return {"connect_args": {"connect_timeout": CONNECT_TIMEOUT_S}}
+    return {}
+
+
 def new_engine(url: str):
     import sqlalchemy as sa
 
     try:
-        engine = sa.create_engine(url)
+        engine = sa.create_engine(url, **engine_options(url))
     except Exception as exc:  # a malformed URL
         raise ParameterError(f"cannot use the database URL {shown_url(url)!r}: {reason(exc)}") from None
     if engine.dialect.name == "sqlite":
@@ -204,6 +216,16 @@ def remove_new_file(path: Path | None, existed: bool, size: int) -> None:
         path.write_bytes(b"")
     for suffix in _SUFFIXES:
         Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def unreachable(url, text: str) -> str:
+    """What a connection that timed out is told: the server's host and port, and the time waited."""
+    import sqlalchemy as sa
+
+    parsed = sa.engine.make_url(str(url)) if not hasattr(url, "host") else url
+    where = f"{parsed.host or 'localhost'}:{parsed.port or 5432}"
+    return (f"the PostgreSQL server at {where} did not answer within {CONNECT_TIMEOUT_S} s ({text}); check the host, "
+            "the port and that the server runs.")
 
 
 def reason(exc) -> str:

@@ -11,7 +11,7 @@ brings an older store to this version, in one transaction.
 from __future__ import annotations
 
 from ..._errors import ReaderError
-from .database import BUSY_TIMEOUT_MS, objects, reason
+from .database import BUSY_TIMEOUT_MS, engine_options, objects, reason, unreachable
 
 __all__ = ["STORE_FORMAT", "STORE_VERSION", "look", "check_format", "initialize", "upgrade", "empty_word",
            "metadata_in", "write_metadata"]
@@ -57,14 +57,17 @@ def look(url: str, path, shown: str) -> dict[str, str]:
         finally:
             connection.close()
         return {str(name): str(kind) for name, kind in rows}
-    engine = sa.create_engine(url)
+    engine = sa.create_engine(url, **engine_options(url))
     try:
         inspector = sa.inspect(engine)
         found = {name: "table" for name in inspector.get_table_names()}
         found.update({name: "view" for name in inspector.get_view_names()})
         return found
     except sa.exc.SQLAlchemyError as exc:
-        raise ReaderError(f"cannot open {shown}: {reason(exc)}") from None
+        text = reason(exc)
+        if "timeout" in text:
+            raise ReaderError(unreachable(url, text)) from None
+        raise ReaderError(f"cannot open {shown}: {text}") from None
     finally:
         engine.dispose()
 
