@@ -2,13 +2,15 @@
 
 Run with paucity's development Python from the repository root::
 
-    python -m experiments.gp_shrinkage            # the grid below, about a minute
+    python -m experiments.gp_shrinkage            # the grid below, under a minute in one process
     python -m experiments.gp_shrinkage --quick    # two amplitudes, two scales: a check in seconds
 
 **Data.** One dimension, two classes: ``N_DENSE`` points of class 0 drawn
 around x = 0 and of class 1 around x = 3 (standard deviation 0.05), and one
 isolated point of each class, class 0 at x = 20 and class 1 at x = 26, where
-the kernel below is zero (to double precision) against every other point.
+the kernel below is negligible against every other point: at most exp(−18) ≈
+1.5e-8 of its amplitude (between the two isolated points), and below 1e-60 of
+it against the clusters.
 
 **Models.** :class:`paucity.gp.classification.HeavyTailedProcessClassifier`
 with the kernel fixed at ``ConstantKernel(A) * RBF(1)`` and σ = 1, for every
