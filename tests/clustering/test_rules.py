@@ -112,3 +112,10 @@ def test_callers_catch_the_sessions_refusals_by_type(database, tmp_path):
     page = AnnotationSession(database)
     with pytest.raises(PairNotWaitingError, match="does not wait for an answer"):
         page.answer("ann", pair["i"].iloc[0], pair["j"].iloc[0], 3)
+
+
+def test_a_name_invited_twice_is_one_annotator(database):
+    with ClusteringSession.open(database) as session:
+        tokens = session.invite(["alice", " alice", "bob", "alice"])
+        assert set(tokens) == {"alice", "bob"} and all(tokens.values())
+        assert session.annotators()["annotator"].tolist() == ["alice", "bob"]
