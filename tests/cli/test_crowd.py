@@ -61,6 +61,21 @@ def test_crowd_writes_the_entry_points_predictions_and_suggestions(crowd_files, 
     assert (table["label"] == truth).mean() > 0.85  # the researcher's rule, learnt through the crowd
 
 
+def test_by_default_the_chains_run_until_they_agree_and_say_when_they_did_not(crowd_files, tmp_path):
+    paths, *_ = crowd_files
+    out = tmp_path / "predictions.csv"
+    args = ["crowd", str(paths["labels"]), "--labeler-column", "worker", "--features", str(paths["tasks"]),
+            "--researcher", "R", "--n-factors", "2", "--random-state", "0", "--out", str(out)]
+    result = runner.invoke(app, [*args, "--max-sweeps", "300", "--n-jobs", "1"])
+    assert result.exit_code == 0, result.output
+    assert ("warning: the chains stopped at max_sweeps=300 sweeps per chain before the chains agreed: largest R-hat "
+            in result.stdout) and "their answers may not be the posterior's" in result.stdout
+    model = pool(LabelMatrix.from_long(pd.read_csv(paths["labels"], dtype=str), labeler="worker"),
+                 pd.read_csv(paths["tasks"], dtype={"task": str}).set_index("task"), researcher="R", n_factors=2,
+                 random_state=0, max_sweeps=300)
+    assert model.stop_reason in result.stdout and out.exists()
+
+
 def test_gold_in_a_file_of_its_own_gives_the_same_answer(crowd_files, tmp_path):
     paths, *_ = crowd_files
     first, second = tmp_path / "a.csv", tmp_path / "b.csv"
@@ -125,6 +140,9 @@ def _bad_inputs(paths, tmp_path):
         (base + ["--researcher", "R", "--alpha", "nan"], ["--alpha must be a number > 0, got nan"]),
         (base + ["--researcher", "R", "--sigma", "0"], ["--sigma must be a number in", "got 0.0. --sigma is the prior"]),
         (base + ["--researcher", "R", "--n-chains", "0"], ["--n-chains must be an integer >= 1, got 0"]),
+        (base + ["--researcher", "R", "--n-samples", "forever"], ["--n-samples is a number of sweeps or auto, got 'forever'"]),
+        (base + ["--researcher", "R", "--n-samples", "auto", "--max-sweeps", "50"], ["--max-sweeps must be", "got 50"]),
+        (base + ["--researcher", "R", "--n-jobs", "0"], ["--n-jobs must be", "got 0"]),
         (base + ["--researcher", "R", "--thin", "0"], ["--thin must be an integer >= 1, got 0"]),
         (base + ["--researcher", "R", "--random-state", "-1"], ["--random-state must be a non-negative integer, got -1"]),
         (base + ["--researcher", "R", "--features-task-column", "zz"], ["--features-task-column 'zz' is not a column"]),

@@ -133,3 +133,39 @@ def expected_utility(data, traces, researcher, sigma, features, task, labeler):
     positive /= count
     norms = np.linalg.norm(shift, axis=2)
     return positive * norms[:, 1] + (1 - positive) * norms[:, 0], positive, shift
+
+
+def truncated_normal(mean, uniforms):
+    """N(mean, 1) truncated to (0, inf) at the given uniforms, by scipy's inverse CDF in log space."""
+    from scipy.special import ndtri_exp
+
+    return np.maximum(mean - ndtri_exp(np.log(uniforms) + log_ndtr(mean)), 0.0)
+
+
+def sample_latent(features, labeler, sign, beta, uniforms):
+    """Eq. (3.3) label by label, and h_l = sum of x_i t_{i,l} over each labeler's labels."""
+    mean = np.einsum("nd,nd->n", features, beta[labeler])
+    t = sign * truncated_normal(sign * mean, uniforms)
+    h = np.zeros_like(beta)
+    np.add.at(h, labeler, features * t[:, None])
+    return t, h
+
+
+def sample_rows(Z, projections, task, sign, pointer, rows, alpha_over_k, uniforms):
+    """Whole rows of Z from eq. (3.7), written from the seed: enumerate the 2^K values of the row, weigh each by
+    the prior (3.6) and the labeler's probit likelihood, and pick by the inverse CDF at the row's uniform."""
+    Z = Z.copy()
+    m, K = Z.shape
+    values = np.array([[(code >> b) & 1 for b in range(K)] for code in range(2**K)], dtype=float)
+    for k, l in enumerate(rows):
+        others = Z.sum(axis=0) - Z[l]
+        labelled = range(pointer[l], pointer[l + 1])
+        log_weights = []
+        for z in values:
+            prior = sum(math.log(others[b] + alpha_over_k) if z[b] else math.log(m - others[b]) for b in range(K))
+            loglik = sum(log_ndtr(sign[j] * (projections[task[j]] @ z)) for j in labelled)
+            log_weights.append(prior + loglik)
+        weights = np.exp(np.array(log_weights) - max(log_weights))
+        cumulative = np.cumsum(weights) / weights.sum()
+        Z[l] = values[min(int(np.searchsorted(cumulative, uniforms[k], side="right")), len(values) - 1)]
+    return Z

@@ -124,7 +124,7 @@ TINY_ROWS = [("t0", "me", "yes"), ("t1", "me", "no"), ("t2", "w0", "yes"), ("t3"
 def _tiny_fit(extra, n_samples, seed):
     labels = LabelMatrix.from_long(pd.DataFrame(TINY_ROWS + extra, columns=["task", "labeler", "label"]),
                                    positive="yes")
-    return BBMC(n_factors=1, sigma=0.5, n_burnin=500, n_samples=n_samples, random_state=seed).fit(
+    return BBMC(n_factors=1, sigma=0.5, n_burnin=500, n_samples=n_samples, n_chains=1, random_state=seed).fit(
         labels, TINY_X, researcher="me")
 
 
@@ -176,7 +176,7 @@ def test_score_against_long_chains_with_the_label_appended_slow():
 
 def test_update_continues_the_same_chain(fitted):
     _, labels, features = fitted
-    model = BBMC(n_factors=2, n_burnin=50, n_samples=30, random_state=2).fit(labels, features, researcher="me")
+    model = BBMC(n_factors=2, n_burnin=50, n_samples=30, n_chains=1, random_state=2).fit(labels, features, researcher="me")
     state = model.states_[0]
     rng = copy.deepcopy(model._chain_rngs[0])
     before = model._label_matrix().n_labels
@@ -266,7 +266,7 @@ def labels_me(model):
 @pytest.mark.parametrize("strategy", ["bbmc", "rand", "dis", "gold", "cons", "mcmc"])
 def test_active_loop_strategies(strategy):
     labels, features = small_crowd(seed=1, n_tasks=20, n_gold=3)
-    model = BBMC(n_factors=2, n_burnin=50, n_samples=20, random_state=0).fit(labels, features, researcher="me")
+    model = BBMC(n_factors=2, n_burnin=50, n_samples=20, n_chains=1, random_state=0).fit(labels, features, researcher="me")
     result = active_loop(model, oracle_for(features), n_queries=2, every=5, strategy=strategy,
                          n_subchain_sweeps=2, random_state=0, tasks=[f"t{i}" for i in range(3, 12)])
     assert list(result.queries.columns) == ["round", "task", "labeler", "label", "utility"]
@@ -286,7 +286,7 @@ def test_active_loop_strategies(strategy):
 
 def test_active_loop_with_recorded_answers_and_bad_input():
     labels, features = small_crowd(seed=2, n_tasks=15, n_gold=3)
-    model = BBMC(n_factors=1, n_burnin=20, n_samples=10, random_state=0).fit(labels, features, researcher="me")
+    model = BBMC(n_factors=1, n_burnin=20, n_samples=10, n_chains=1, random_state=0).fit(labels, features, researcher="me")
     answers = pd.DataFrame([(t, "me", oracle_for(features)(t, "me")) for t in features.index],
                            columns=["task", "labeler", "label"])
     recorded = LabelMatrix.from_long(answers, positive="yes")

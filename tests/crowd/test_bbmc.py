@@ -103,7 +103,7 @@ def test_predict_proba_is_eq_3_2_and_log_likelihood_is_table_3_1(fitted):
 
 def test_same_seed_same_chain_and_arrays_work():
     labels, features = planted_crowd(n_tasks=40, n_gold=5)
-    a = BBMC(n_factors=2, n_burnin=10, n_samples=30, thin=3, random_state=3).fit(labels, features.to_numpy(),
+    a = BBMC(n_factors=2, n_burnin=10, n_samples=30, thin=3, n_chains=1, random_state=3).fit(labels, features.to_numpy(),
                                                                                  researcher="me")
     b = clone(a).fit(labels, features.to_numpy(), researcher="me")
     np.testing.assert_array_equal(a.samples_, b.samples_)

@@ -52,3 +52,66 @@ def test_truncated_means_match_scipy_in_both_tails():
         low, high = _truncated_means(mean)
         assert low == pytest.approx(truncnorm.mean(-np.inf, -mean, loc=mean), rel=1e-9, abs=1e-9)
         assert high == pytest.approx(truncnorm.mean(-mean, np.inf, loc=mean), rel=1e-9, abs=1e-9)
+
+
+def test_inverse_normal_cdf_from_log_matches_scipy_and_inverts_log_phi():
+    from scipy.special import ndtri_exp
+
+    from paucity.crowd._kernels import ndtri_log
+
+    central = np.log(np.linspace(1e-9, 1 - 1e-12, 4001))
+    tails = -np.logspace(-12, 2.8, 2001)  # down to log p = -630
+    for log_p in np.concatenate([central, tails]):
+        assert ndtri_log(log_p) == pytest.approx(ndtri_exp(log_p), rel=2e-15, abs=1e-300)
+    # below -700 (p underflows): log Phi of the answer gives log p back
+    for log_p in [-700.5, -1e3, -1e4, -1e5]:
+        assert scipy_log_ndtr(ndtri_log(log_p)) == pytest.approx(log_p, rel=1e-14)
+    assert ndtri_log(0.0) == math.inf and ndtri_log(math.log(0.5)) == pytest.approx(0.0, abs=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_latent_sweep_matches_the_label_by_label_reference(seed):
+    from paucity.crowd._kernels import sample_latent
+
+    rng = np.random.default_rng(seed)
+    n, m, d = 30, 5, 3
+    X = rng.normal(size=(n, d))
+    task = rng.integers(0, n, size=80)
+    labeler = rng.integers(0, m, size=80)
+    sign = rng.choice([-1.0, 1.0], size=80)
+    data = prepare(X, task, labeler, sign, m)
+    beta = rng.normal(scale=[[1.0], [5.0], [30.0], [0.1], [60.0]], size=(m, d))  # far tails too
+    uniforms = rng.random(80)
+    t, h = np.empty(80), np.empty((m, d))
+    sample_latent(data.features, data.labeler, data.sign, beta, uniforms, t, h)
+    want_t, want_h = reference.sample_latent(data.features, data.labeler, data.sign, beta, uniforms)
+    # t = mu - w loses the digits mu and w share far in a tail: the error is relative to |mu|, not to t
+    mean = np.abs(np.einsum("nd,nd->n", data.features, beta[data.labeler]))
+    assert np.all(np.abs(t - want_t) <= 1e-12 * (1.0 + mean))
+    np.testing.assert_allclose(h, want_h, rtol=1e-9, atol=1e-9)
+    assert np.all(t * data.sign >= 0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_whole_row_draws_match_the_enumerating_reference(seed):
+    from paucity.crowd._kernels import sample_rows
+
+    rng = np.random.default_rng(seed)
+    n, m, d, K = 12, 5, 2, 3
+    X = rng.normal(size=(n, d))
+    task = rng.integers(0, n, size=45)
+    labeler = rng.integers(0, m - 1, size=45)  # the last labeler has no labels: its row follows the prior
+    sign = rng.choice([-1.0, 1.0], size=45)
+    data = prepare(X, task, labeler, sign, m)
+    projections = np.ascontiguousarray(X @ rng.normal(size=(K, d)).T)
+    alpha = 0.7
+    for trial in range(20):
+        Z = (rng.random((m, K)) < 0.5).astype(float)
+        rows = rng.permutation(m)[:3].astype(np.int64)
+        uniforms = rng.random(3)
+        expected = reference.sample_rows(Z, projections, data.task, data.sign, data.pointer, rows, alpha / K,
+                                         uniforms)
+        got = Z.copy()
+        sample_rows(got, projections, data.task, data.sign, data.pointer, rows, math.log(alpha / K), uniforms,
+                    np.empty(1 << K))
+        np.testing.assert_array_equal(got, expected)

@@ -54,10 +54,17 @@ def crowd(
     alpha: float = typer.Option(1.0, "--alpha", help="The IBP's concentration (not a penalty): each factor's prior "
                                 "share of labelers is Beta(alpha/K, 1)."),
     sigma: float = typer.Option(1.0, "--sigma", help="Prior standard deviation of the factors' weights."),
-    n_burnin: int = typer.Option(2000, "--n-burnin", help="Gibbs sweeps discarded at the start of each chain."),
-    n_samples: int = typer.Option(20000, "--n-samples", help="Gibbs sweeps kept per chain (every --thin-th)."),
+    n_burnin: str = typer.Option("auto", "--n-burnin", help="Gibbs sweeps discarded at the start of each chain, or "
+                                 "auto: the first half of those run."),
+    n_samples: str = typer.Option("auto", "--n-samples", help="Gibbs sweeps kept per chain (every --thin-th), or "
+                                  "auto: until the chains agree (R-hat at most 1.05, effective sample size at least "
+                                  "100 per chain), at most --max-sweeps."),
+    max_sweeps: int = typer.Option(22000, "--max-sweeps", help="The most sweeps per chain when --n-samples is auto."),
     thin: int = typer.Option(1, "--thin", help="Keep every thin-th sweep."),
-    n_chains: int = typer.Option(1, "--n-chains", help="Independent chains (R-hat needs more than one to mean much)."),
+    n_chains: int = typer.Option(2, "--n-chains", help="Independent chains, run at once on the cores (R-hat needs "
+                                 "more than one to mean much)."),
+    n_jobs: Optional[int] = typer.Option(None, "--n-jobs", help="Chains run at once (default: one per idle core); "
+                                         "the draws do not depend on it.", show_default=False),
     random_state: Optional[int] = typer.Option(None, "--random-state", help="Seed of the chains."),
     suggest: int = typer.Option(0, "--suggest", help="Also write the N (task, labeler) pairs to ask next (§3.5)."),
     ask: Optional[str] = typer.Option(
@@ -128,8 +135,9 @@ def crowd(
                              "add their rows or drop their labels.")
         result = pool(
             matrix, X, researcher=researcher, n_suggest=suggest, ask=ask or "researcher", n_factors=n_factors,
-            alpha=alpha, sigma=sigma, n_burnin=n_burnin, n_samples=n_samples, thin=thin, n_chains=n_chains,
-            random_state=random_state, progress=not quiet(),
+            alpha=alpha, sigma=sigma, n_burnin=_sweeps(n_burnin, "--n-burnin"),
+            n_samples=_sweeps(n_samples, "--n-samples"), thin=thin, n_chains=n_chains, max_sweeps=max_sweeps,
+            n_jobs=n_jobs, random_state=random_state, progress=not quiet(),
         )
         io.write_csv(result.to_frame(), out, index=False)
         if suggest:
@@ -141,11 +149,24 @@ def crowd(
             f"{int(result.predictions['gold'].notna().sum())} gold labels by {researcher}: predictions for "
             f"{len(result.predictions)} tasks written to {out} (R-hat {result.rhat:.3f})."
         )
+        typer.echo(f"the chains {result.stop_reason}" if result.stop_reason.startswith(("converged", "ran"))
+                   else f"warning: the chains {result.stop_reason}; their answers may not be the posterior's.")
         typer.echo(f"labelers sharing most of {researcher}'s factors: {share}")
         if suggest:
             pairs = ", ".join(f"({task}, {labeler})" for task, labeler in
                               result.suggestions[["task", "labeler"]].itertuples(index=False))
             typer.echo(f"next to ask, written to {suggest_out}: {pairs}")
+
+
+def _sweeps(value: str, option: str):
+    """A number of sweeps, or "auto"."""
+    text = value.strip().lower()
+    if text == "auto":
+        return "auto"
+    try:
+        return int(text)
+    except ValueError:
+        raise ParameterError(f"{option} is a number of sweeps or auto, got {value!r}.") from None
 
 
 def _beside(out: Path) -> Path:

@@ -28,7 +28,7 @@ def log_ndtr(x: float) -> float:
     return -0.5 * x * x - math.log(-x) - _LOG_SQRT_2PI + math.log(series)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def sample_assignments(Z, projections, task, sign, pointer, log_prior_weight, uniforms, scratch):
     """One sweep of eq. (3.7) over every entry of Z, labeler by labeler, factor by factor, in place.
 
@@ -150,3 +150,173 @@ def accumulate_shifts(task, labeler, assignments, reach, curvature, previous_mar
                 u += assignments[l, b] * reach[i, b, f]
             shift[c, 0, f] += u * minus
             shift[c, 1, f] += u * plus
+
+
+# Wichura's algorithm AS 241 (PPND16, Applied Statistics 37, 1988): Phi^{-1} to about 1e-16 relative.
+_CENTRAL_A = (3.3871328727963666080e0, 1.3314166789178437745e2, 1.9715909503065514427e3, 1.3731693765509461125e4,
+              4.5921953931549871457e4, 6.7265770927008700853e4, 3.3430575583588128105e4, 2.5090809287301226727e3)
+_CENTRAL_B = (1.0, 4.2313330701600911252e1, 6.8718700749205790830e2, 5.3941960214247511077e3,
+              2.1213794301586595867e4, 3.9307895800092710610e4, 2.8729085735721942674e4, 5.2264952788528545610e3)
+_NEAR_C = (1.42343711074968357734e0, 4.63033784615654529590e0, 5.76949722146069140550e0, 3.64784832476320460504e0,
+           1.27045825245236838258e0, 2.41780725177450611770e-1, 2.27238449892691845833e-2, 7.74545014278341407640e-4)
+_NEAR_D = (1.0, 2.05319162663775882187e0, 1.67638483018380384940e0, 6.89767334985100004550e-1,
+           1.48103976427480074590e-1, 1.51986665636164571966e-2, 5.47593808499534494600e-4, 1.05075007164441684324e-9)
+_FAR_E = (6.65790464350110377720e0, 5.46378491116411436990e0, 1.78482653991729133580e0, 2.96560571828504891230e-1,
+          2.65321895265761230930e-2, 1.24266094738807843860e-3, 2.71155556874348757815e-5, 2.01033439929228813265e-7)
+_FAR_F = (1.0, 5.99832206555887937690e-1, 1.36929880922735805310e-1, 1.48753612908506148525e-2,
+          7.86869131145613259100e-4, 1.84631831751005468180e-5, 1.42151175831644588870e-7, 2.04426310338993978564e-15)
+
+
+@numba.njit(cache=True)
+def _ratio(numerator, denominator, r):
+    top = 0.0
+    bottom = 0.0
+    for k in range(7, -1, -1):
+        top = top * r + numerator[k]
+        bottom = bottom * r + denominator[k]
+    return top / bottom
+
+
+@numba.njit(cache=True)
+def ndtri_log(log_p: float) -> float:
+    """Phi^{-1}(exp(log_p)) for log_p <= 0, accurate when exp(log_p) underflows (as scipy's ndtri_exp).
+
+    AS 241 in its three regions; the tails take r = sqrt(-log q), q the smaller of p and 1 - p, straight
+    from log_p. Below log_p = -700 (beyond AS 241's range) two Newton steps on log Phi refine it.
+    """
+    if log_p >= 0.0:
+        return math.inf
+    p = math.exp(log_p)
+    q = p - 0.5
+    if abs(q) <= 0.425:
+        return q * _ratio(_CENTRAL_A, _CENTRAL_B, 0.180625 - q * q)
+    log_tail = log_p if q < 0.0 else math.log(-math.expm1(log_p))
+    r = math.sqrt(-log_tail)
+    if r <= 5.0:
+        value = _ratio(_NEAR_C, _NEAR_D, r - 1.6)
+    else:
+        value = _ratio(_FAR_E, _FAR_F, r - 5.0)
+    if q < 0.0:
+        value = -value
+    if log_p < -700.0:
+        for _ in range(2):
+            # d log Phi(w) / dw = phi(w) / Phi(w)
+            current = log_ndtr(value)
+            slope = math.exp(-0.5 * value * value - _LOG_SQRT_2PI - current)
+            value -= (current - log_p) / slope
+    return value
+
+
+@numba.njit(cache=True)
+def truncated_normal(mu: float, u: float) -> float:
+    """The draw of N(mu, 1) truncated to (0, inf) at uniform u: mu - Phi^{-1}(u Phi(mu)), in log space, floored at 0.
+
+    Accurate far in either tail (mu = -40 gives a draw near 1/40, not 0 or a NaN).
+    """
+    draw = mu - ndtri_log(math.log(u) + log_ndtr(mu))
+    return draw if draw > 0.0 else 0.0
+
+
+@numba.njit(cache=True, nogil=True)
+def truncated_normals(mean, uniforms, out):
+    """:func:`truncated_normal` element by element, into ``out``."""
+    for j in range(mean.size):
+        out[j] = truncated_normal(mean[j], uniforms[j])
+
+
+@numba.njit(cache=True, nogil=True)
+def sample_latent(features, labeler, sign, beta, uniforms, t, h):
+    """Eq. (3.3) for every label, in place: t_j ~ N(x^T beta_l, 1) truncated to the side of 0 that y_j says.
+
+    Parameters
+    ----------
+    features : float64 (N, d), x_i of every label.
+    labeler : int64 (N,), the label's row of ``beta``.
+    sign : float64 (N,), y in {-1, +1}.
+    beta : float64 (m, d), every labeler's weights Z gamma.
+    uniforms : float64 (N,), in (0, 1).
+    t : float64 (N,), the draws (out).
+    h : float64 (m, d), sum of x_i t_j over each labeler's labels (out), the right-hand side of eq. (3.5).
+
+    With mu = y x^T beta_l, t_j = y * truncated_normal(mu, u_j): one pass over the labels for both steps' needs.
+    """
+    n, d = features.shape
+    h[:] = 0.0
+    for j in range(n):
+        l = labeler[j]
+        mean = 0.0
+        for f in range(d):
+            mean += features[j, f] * beta[l, f]
+        value = sign[j] * truncated_normal(sign[j] * mean, uniforms[j])
+        t[j] = value
+        for f in range(d):
+            h[l, f] += features[j, f] * value
+
+
+@numba.njit(cache=True, nogil=True)
+def sample_rows(Z, projections, task, sign, pointer, rows, log_prior_weight, uniforms, log_weights):
+    """Draw whole rows of Z from their conditional given gamma and the other rows (eq. 3.7, jointly), in place.
+
+    Parameters
+    ----------
+    Z, projections, task, sign, pointer, log_prior_weight : as in :func:`sample_assignments`.
+    rows : int64 (R,), the rows to draw, one after another.
+    uniforms : float64 (R,), one uniform per row.
+    log_weights : float64 (2^K,), work space.
+
+    Each row's 2^K values are enumerated in Gray-code order (one factor changes between neighbours, so a
+    label's linear predictor costs one addition per value); the prior of a value is the product over
+    factors of eq. (3.6)'s (m_{-l,b} + alpha/K) or (m - m_{-l,b}). Cost: 2^K log Phi per label of the row.
+    """
+    m, K = Z.shape
+    n_values = 1 << K
+    counts = np.zeros(K)
+    for l in range(m):
+        for b in range(K):
+            counts[b] += Z[l, b]
+    alpha_k = math.exp(log_prior_weight)
+    for k in range(rows.size):
+        l = rows[k]
+        log_weights[:] = 0.0
+        for b in range(K):
+            counts[b] -= Z[l, b]
+        for g in range(n_values):
+            value = 0.0
+            for b in range(K):
+                if (g >> b) & 1:
+                    value += math.log(counts[b] + alpha_k)
+                else:
+                    value += math.log(m - counts[b])
+            log_weights[g] = value
+        for j in range(pointer[l], pointer[l + 1]):
+            i = task[j]
+            s = sign[j]
+            eta = 0.0
+            gray = 0
+            log_weights[0] += log_ndtr(0.0)
+            for step in range(1, n_values):
+                b = 0
+                while not (step >> b) & 1:
+                    b += 1
+                gray ^= 1 << b
+                if (gray >> b) & 1:
+                    eta += projections[i, b]
+                else:
+                    eta -= projections[i, b]
+                log_weights[gray] += log_ndtr(s * eta)
+        top = log_weights.max()
+        total = 0.0
+        for g in range(n_values):
+            log_weights[g] = math.exp(log_weights[g] - top)
+            total += log_weights[g]
+        target = uniforms[k] * total
+        chosen = n_values - 1
+        running = 0.0
+        for g in range(n_values):
+            running += log_weights[g]
+            if target < running:
+                chosen = g
+                break
+        for b in range(K):
+            Z[l, b] = float((chosen >> b) & 1)
+            counts[b] += Z[l, b]

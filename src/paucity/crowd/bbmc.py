@@ -14,12 +14,13 @@ from sklearn.base import BaseEstimator
 from .._errors import InputError, InputTypeError, ParameterError
 from .._spelling import given, spelled
 from .._progress import progress_bar
-from .._validation import (BOOLEAN, RANDOM_STATE, Interval, Iterations, check_is_fitted, check_memory,
-                           check_parameter, check_random_state, validate_params)
+from .._parallel import kernel_threads
+from .._validation import (BOOLEAN, N_JOBS, RANDOM_STATE, Interval, Iterations, Options, check_is_fitted,
+                           check_memory, check_parameter, check_random_state, validate_params)
 from ._predictor import LabelPredictor
 from .active import expected_utility, subchain_utility
-from .convergence import split_rhat
-from .gibbs import prepare, run_chain
+from .chains import ROUND, Plan, executor, run_chains
+from .gibbs import initial_state, prepare
 from .labels import LabelMatrix, align_features, long_columns
 
 __all__ = ["BBMC"]
@@ -34,12 +35,48 @@ def _check_sizes(params: dict, *, n_labelers: int, n_columns: int) -> None:
     factors = f"n_factors={K}"
     check_memory((n_labelers, K, K), cause=factors, owner="BBMC", what="the labelers' factor pairs")
     check_memory((K * d, K * d), cause=factors, owner="BBMC", what="the factors' precision matrix")
-    check_memory((min(_TRACE, int(params["n_samples"])) + 1, n_labelers, K), cause=factors, owner="BBMC",
+    longest = _kept_sweeps(params)
+    check_memory((int(params["n_chains"]) * (min(_TRACE, longest) + 1), n_labelers, K), cause=factors, owner="BBMC",
                  what="the traced factor assignments")
-    kept = int(params["n_chains"]) * (int(params["n_samples"]) // int(params["thin"]))
+    kept = int(params["n_chains"]) * (longest // int(params["thin"]))
     check_memory((kept, d), cause=f"{given('n_samples', params['n_samples'])} with {given('n_chains', params['n_chains'])}",
                  owner="BBMC", what="the kept draws",
                  hint=f"lower {spelled('n_samples')} or {spelled('n_chains')}, or raise {spelled('thin')}")
+
+
+def _kept_sweeps(params) -> int:
+    """The most sweeps per chain that can be kept: n_samples, or half of max_sweeps when the length is open."""
+    if params["n_samples"] == "auto":
+        burn = params["n_burnin"]
+        return int(params["max_sweeps"]) - (int(burn) if burn != "auto" else int(params["max_sweeps"]) // 2)
+    return int(params["n_samples"])
+
+
+def _plan(params, *, n_burnin=None, n_samples=None) -> Plan:
+    """The chains' length from the parameters (or the given lengths, as :meth:`BBMC.update` runs them)."""
+    burn = params["n_burnin"] if n_burnin is None else n_burnin
+    samples = params["n_samples"] if n_samples is None else n_samples
+    if burn == "auto" and samples != "auto":
+        burn = samples  # the first half of the sweeps run, as for an open length
+    return Plan(n_burnin=None if burn == "auto" else int(burn), n_samples=None if samples == "auto" else int(samples),
+                thin=int(params["thin"]), max_sweeps=int(params["max_sweeps"]), max_rhat=float(params["max_rhat"]),
+                min_ess=float(params["min_ess"]) * int(params["n_chains"]), n_states=_TRACE + 1)
+
+
+def _check_lengths(params) -> None:
+    """thin keeps a draw; a fixed burn-in leaves room for sweeps under max_sweeps."""
+    samples, burn = params["n_samples"], params["n_burnin"]
+    if samples != "auto" and params["thin"] > samples:
+        raise ParameterError(
+            f"{given('thin', params['thin'])} exceeds {given('n_samples', samples)}, so no draw would "
+            f"be kept; lower {spelled('thin')} or raise {spelled('n_samples')}."
+        )
+    if samples == "auto" and burn != "auto" and burn + 2 * ROUND > params["max_sweeps"]:
+        raise ParameterError(
+            f"{given('n_burnin', burn)} leaves fewer than {2 * ROUND} sweeps under "
+            f"{given('max_sweeps', params['max_sweeps'])}; raise {spelled('max_sweeps')} or lower "
+            f"{spelled('n_burnin')}."
+        )
 
 
 def _pool(labels, X, features):
@@ -97,27 +134,54 @@ class BBMC(LabelPredictor, BaseEstimator):
         share of labelers is Beta(alpha / K, 1). Not a penalty weight.
     sigma : float, default 1.0
         Prior standard deviation of every coordinate of every factor gamma_b.
-    n_burnin : int, default 2000
-        Gibbs sweeps discarded at the start of each chain.
-    n_samples : int, default 20000
+    n_burnin : int or "auto", default "auto"
+        Gibbs sweeps discarded at the start of each chain; "auto" discards
+        the first half of the sweeps run (as many as are kept).
+    n_samples : int or "auto", default "auto"
         Gibbs sweeps after burn-in per chain; every ``thin``-th is kept, so
-        each chain keeps ``n_samples // thin`` draws.
+        each chain keeps ``n_samples // thin`` draws. "auto" runs until the
+        chains agree (see **Stopping** below), at most ``max_sweeps`` sweeps.
     thin : int, default 1
-    n_chains : int, default 1
-        Independent chains, run one after another, each with its own seed
-        drawn from ``random_state``.
+    n_chains : int, default 2
+        Independent chains, each with its own generator spawned from
+        ``random_state``: a chain's draws are the same wherever it runs.
+    max_sweeps : int, default 22000
+        The most sweeps per chain when ``n_samples="auto"`` (the seed's
+        2,000 + 20,000).
+    max_rhat : float, default 1.05
+        The chains agree when the largest split-R-hat of beta_r's
+        coordinates over the kept sweeps is at most this...
+    min_ess : float, default 100
+        ...and the smallest effective sample size of them, all chains
+        together, is at least this many per chain (Vehtari et al., 2021,
+        ask for 100 per chain before R-hat is trusted).
+    n_jobs : int or None, default None
+        How many chains run at once on threads (the sampler's kernels release
+        the GIL); None: one per idle core. The draws do not depend on it.
+    scheduler : "threads" or "dask", default "threads"
+        "dask" runs every chain's rounds of sweeps as tasks on the open
+        ``dask.distributed`` client (the labels are sent to every worker
+        once), for crowds that outgrow one machine; the same draws as on
+        threads.
     random_state : int, numpy.random.Generator or None
     progress : bool, default False
-        Show a progress bar over the sweeps.
+        Show a progress bar over the sweeps (with the latest R-hat and ESS
+        when the length is open).
 
     Attributes
     ----------
-    samples_ : numpy.ndarray of shape (n_chains * (n_samples // thin), n_features)
+    samples_ : numpy.ndarray of shape (n_chains * (kept sweeps // thin), n_features)
         Draws of the researcher's weights beta_r, chains one after another.
     coef_ : numpy.ndarray of shape (n_features,)
         Their mean, the posterior mean of beta_r.
     rhat_ : numpy.ndarray of shape (n_features,)
-        Split-R-hat of each coordinate of beta_r over the chains' kept draws.
+        Split-R-hat of each coordinate of beta_r over the chains' kept sweeps.
+    ess_ : numpy.ndarray of shape (n_features,)
+        Effective sample size of each coordinate of beta_r over the chains' kept sweeps.
+    converged_ : bool
+        Whether the chains agreed (``max_rhat``, ``min_ess``); True for a fixed length.
+    stop_reason_ : str
+        Why the last run stopped, in words, with its sweeps, R-hat and ESS.
     labeler_factors_ : pandas.DataFrame (labelers x factors)
         Posterior mean of Z by labeler id: which labelers share which factors
         with the researcher. Factor order is arbitrary; chains are matched to
@@ -128,6 +192,8 @@ class BBMC(LabelPredictor, BaseEstimator):
         Each chain's last state (gamma, Z, t), where :meth:`update` continues.
     n_sweeps_ : int
         Gibbs sweeps run per chain so far (burn-in, samples and every update).
+    n_kept_ : int
+        Sweeps per chain the last run kept (before ``thin``).
     classes_ : numpy.ndarray
         The negative and the positive label value, in the label matrix's words.
     label_mapping_ : dict
@@ -141,12 +207,31 @@ class BBMC(LabelPredictor, BaseEstimator):
     sampler of §3.4 (eqs. 3.3-3.5, 3.7); predictions by eq. (3.2). Each
     sweep draws T (eq. 3.3, by inverting the truncated normal's CDF in log
     space), then gamma given T and Z (eqs. 3.4-3.5, through a Cholesky
-    factor of the Kd x Kd precision), then Z entry by entry (eq. 3.7, compiled).
+    factor of the Kd x Kd precision), then Z entry by entry (eq. 3.7, compiled),
+    then the researcher's row z_r whole.
 
     **The researcher** is a labeler like any other: her gold labels are her
-    column of the label matrix (``fit(..., researcher=her_id)``), and her
-    row z_r of Z is sampled like every other row; the model is symmetric and
-    only the quantity reported, beta_r = Z_r^T gamma, singles her out.
+    column of the label matrix (``fit(..., researcher=her_id)``); the model is
+    symmetric and only the quantity reported, beta_r = Z_r^T gamma, singles
+    her out. The sampler does too, once per sweep: her row z_r is drawn from
+    its 2^K values at once (given gamma and the other rows, eq. 3.7 for the
+    whole row), because with hundreds of gold labels every value one flip
+    away from hers is improbable and entry-by-entry flips leave chains where
+    they started.
+
+    **Stopping.** By default (``n_burnin="auto"``, ``n_samples="auto"``) the
+    chains run in rounds of 100 sweeps; after every round from the second,
+    the sweeps kept are the second half of those run, and the chains stop
+    when, over the kept sweeps of all chains, the largest split-R-hat of
+    beta_r's coordinates is at most ``max_rhat`` (1.05) and the smallest
+    effective sample size (:func:`~paucity.crowd.convergence.effective_sample_size`)
+    is at least ``min_ess`` (100) per chain, or after ``max_sweeps`` (22,000) sweeps,
+    whichever comes first; ``stop_reason_`` says which. The seed's setting
+    is a fixed 2,000 burn-in and 20,000 kept sweeps of one chain
+    (``n_burnin=2000, n_samples=20000, n_chains=1``), still available: any
+    integer ``n_samples`` fixes the length. beta_r is the quantity checked
+    because it is what every prediction and probability is made of; the
+    labelers' factors are not (their columns may swap between chains).
 
     Choices the seed leaves open, made here:
 
@@ -160,8 +245,9 @@ class BBMC(LabelPredictor, BaseEstimator):
       given gamma, so the chain keeps the posterior invariant.
     - No intercept: beta_l multiplies x_i as given. Add a constant column to
       X for one.
-    - Each chain starts from gamma drawn from its prior and each z_{l,b} a
-      fair coin.
+    - Each chain starts from gamma drawn from its prior and every labeler
+      sharing the first factor only (the crowd's consensus, from which
+      labelers split off).
     - ``predict`` says the positive label when its probability exceeds 1/2.
     - ``log_likelihood`` is Table 3.1's: the log likelihood of eq. (3.1) on
       the researcher's labels, averaged over the draws of beta_r (the mean
@@ -171,10 +257,13 @@ class BBMC(LabelPredictor, BaseEstimator):
 
     Tasks without labels add nothing to the fit; the rows of a DataFrame X
     that the label matrix does not hold (with finite features) are kept as
-    candidates for active learning (:meth:`suggest`). Memory: the kept draws (n_chains x n_samples //
-    thin x n_features floats); a sweep costs O(N K d + m K^2 d^2 + (K d)^3)
-    for N labels and m labelers. For active learning each chain also keeps its
-    last min(1000, sweeps) consecutive states (gamma and Z).
+    candidates for active learning (:meth:`suggest`). Memory: the labels and their features
+    (about 24 + 8 d bytes a label, and 8 more per chain for its latents), the kept draws
+    (n_chains x kept sweeps // thin x n_features floats). For active learning each chain also keeps its last min(1000, sweeps) consecutive states (gamma and Z).
+
+    **Cost of a sweep**, for N labels, m labelers, K factors, d features and
+    n_r gold labels: O(N d) for T, O(m K^2 d^2 + (K d)^3) for gamma, O(N K)
+    probit log-CDFs for Z's entries and O(2^K n_r) for the researcher's row.
 
     **Active learning** (§3.5): :meth:`suggest` ranks (task, labeler) pairs
     by the expected shift of the posterior mean of beta_r that their label
@@ -210,20 +299,30 @@ class BBMC(LabelPredictor, BaseEstimator):
         "n_factors": [Interval(numbers.Integral, 1, None)],
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
         "sigma": [Interval(numbers.Real, 1e-100, 1e100)],
-        "n_burnin": [Iterations(0)],
-        "n_samples": [Iterations(1)],
+        "n_burnin": [Options("auto"), Iterations(0)],
+        "n_samples": [Options("auto"), Iterations(1)],
         "thin": [Interval(numbers.Integral, 1, None)],
         "n_chains": [Interval(numbers.Integral, 1, None)],
+        "max_sweeps": [Iterations(2 * ROUND)],
+        "max_rhat": [Interval(numbers.Real, 1, None, closed="neither")],
+        "min_ess": [Interval(numbers.Real, 0, None)],
+        "n_jobs": [N_JOBS],
+        "scheduler": [Options("threads", "dask")],
         "random_state": [RANDOM_STATE],
         "progress": [BOOLEAN],
     }
     _parameter_hints = {
         "n_factors": "n_factors is the number of latent factors, the seed's K (at least 1).",
         "sigma": "sigma is the prior standard deviation of the factors; values near 1 suit standardized features.",
+        "n_burnin": "n_burnin is the sweeps discarded per chain, or 'auto' for the first half of those run.",
+        "n_samples": "n_samples is the sweeps kept per chain, or 'auto' to run until the chains agree.",
+        "max_sweeps": f"max_sweeps caps the sweeps per chain of an 'auto' run (at least {2 * ROUND}).",
+        "max_rhat": "max_rhat is the largest split-R-hat at which the chains agree (above 1; 1.01-1.1 are usual).",
     }
 
-    def __init__(self, n_factors=4, alpha=1.0, sigma=1.0, n_burnin=2000, n_samples=20000, thin=1, n_chains=1,
-                 random_state=None, progress=False):
+    def __init__(self, n_factors=4, alpha=1.0, sigma=1.0, n_burnin="auto", n_samples="auto", thin=1, n_chains=2,
+                 max_sweeps=22000, max_rhat=1.05, min_ess=100, n_jobs=None, scheduler="threads", random_state=None,
+                 progress=False):
         self.n_factors = n_factors
         self.alpha = alpha
         self.sigma = sigma
@@ -231,6 +330,11 @@ class BBMC(LabelPredictor, BaseEstimator):
         self.n_samples = n_samples
         self.thin = thin
         self.n_chains = n_chains
+        self.max_sweeps = max_sweeps
+        self.max_rhat = max_rhat
+        self.min_ess = min_ess
+        self.n_jobs = n_jobs
+        self.scheduler = scheduler
         self.random_state = random_state
         self.progress = progress
 
@@ -252,11 +356,7 @@ class BBMC(LabelPredictor, BaseEstimator):
         self
         """
         params = validate_params(self)
-        if params["thin"] > params["n_samples"]:
-            raise ParameterError(
-                f"{given('thin', params['thin'])} exceeds {given('n_samples', params['n_samples'])}, so no draw would "
-                f"be kept; lower {spelled('thin')} or raise {spelled('n_samples')}."
-            )
+        _check_lengths(params)
         position = _researcher_column(labels, researcher)
         features, names = align_features(labels, X)
         pool_ids, pool_features = _pool(labels, X, features)
@@ -270,57 +370,60 @@ class BBMC(LabelPredictor, BaseEstimator):
         self._labeler_ids, self._researcher_position = labels.labeler_ids, position
         self._data = data
         self.n_sweeps_ = 0
-        self._run(params, [None] * params["n_chains"], n_burnin=params["n_burnin"], n_samples=params["n_samples"],
-                  thin=params["thin"])
+        starts = [initial_state(data, params["n_factors"], float(params["sigma"]), chain_rng)
+                  for chain_rng in self._chain_rngs]
+        self._run(params, starts, _plan(params))
         return self
 
-    def _run(self, params, states, *, n_burnin, n_samples, thin):
+    def _run(self, params, states, plan: Plan):
         """Run (or continue, from ``states``) every chain on ``self._data`` and set the fitted attributes."""
         data = self._data
-        sweeps = n_burnin + n_samples
-        chains = []
-        with progress_bar(len(states) * sweeps, "BBMC Gibbs sweeps", enabled=params["progress"]) as bar:
-            for chain_rng, state in zip(self._chain_rngs, states):
-                try:
-                    with np.errstate(over="raise", invalid="raise", divide="raise"):
-                        chain = run_chain(
-                            data, researcher=self._researcher_position, n_factors=params["n_factors"],
-                            alpha=float(params["alpha"]), sigma=float(params["sigma"]), n_burnin=n_burnin,
-                            n_samples=n_samples, thin=thin, rng=chain_rng, bar=bar, state=state,
-                            n_trace=_TRACE,
-                        )
-                except (ArithmeticError, FloatingPointError, np.linalg.LinAlgError, ValueError) as error:
-                    chain = error
-                if isinstance(chain, Exception) or not np.all(np.isfinite(chain.beta)):
-                    largest = float(np.abs(data.features).max()) if data.features.size else 0.0
-                    raise InputError(
-                        f"The sampler met numbers too large or too small to represent (features up to {largest:.3g} "
-                        f"in magnitude, sigma={params['sigma']!r}); standardize X (e.g. to unit variance) and keep "
-                        "sigma near 1."
-                    ) from (chain if isinstance(chain, Exception) else None)
-                chains.append(chain)
+        total = plan.n_burnin + plan.n_samples if plan.fixed else plan.max_sweeps
+        description = "BBMC Gibbs sweeps" if plan.fixed else "BBMC Gibbs sweeps (until the chains agree)"
+        options = dict(researcher=self._researcher_position, alpha=float(params["alpha"]),
+                       sigma=float(params["sigma"]))
+        with progress_bar(len(states) * total, description, enabled=params["progress"]) as bar, \
+                kernel_threads(params["n_jobs"]) as threads, \
+                executor(params["scheduler"], threads, len(states), data) as runner:
+            try:
+                pooled = run_chains(data, states, self._chain_rngs, plan, runner=runner, bar=bar, **options)
+            except (ArithmeticError, FloatingPointError, np.linalg.LinAlgError, ValueError) as error:
+                largest = float(np.abs(data.features).max()) if data.features.size else 0.0
+                raise InputError(
+                    f"The sampler met numbers too large or too small to represent (features up to {largest:.3g} "
+                    f"in magnitude, sigma={params['sigma']!r}); standardize X (e.g. to unit variance) and keep "
+                    "sigma near 1."
+                ) from error
+        if not np.all(np.isfinite(pooled.beta)):
+            raise InputError(
+                f"The sampler met numbers too large or too small to represent (sigma={params['sigma']!r}); "
+                "standardize X (e.g. to unit variance) and keep sigma near 1."
+            )
+        self._chain_rngs = pooled.rngs
         d = data.X.shape[1]
-        draws = np.stack([chain.beta for chain in chains])
-        self.samples_ = draws.reshape(-1, d)
+        self.samples_ = pooled.beta.reshape(-1, d)
         self.coef_ = self.samples_.mean(axis=0)
-        self.rhat_ = split_rhat(draws)
-        factors = [chains[0].assignment_mean]
-        weights = [chain.weight_mean for chain in chains]
-        for chain in chains[1:]:
-            cost = ((chains[0].assignment_mean[:, :, None] - chain.assignment_mean[:, None, :]) ** 2).sum(axis=0)
+        self.rhat_ = pooled.rhat
+        self.ess_ = pooled.ess
+        self.converged_ = pooled.converged
+        self.stop_reason_ = pooled.reason
+        self.n_kept_ = pooled.n_kept
+        factors = [pooled.assignment_means[0]]
+        for means in pooled.assignment_means[1:]:
+            cost = ((pooled.assignment_means[0][:, :, None] - means[:, None, :]) ** 2).sum(axis=0)
             _, order = linear_sum_assignment(cost)
-            factors.append(chain.assignment_mean[:, order])
+            factors.append(means[:, order])
         names = getattr(self, "feature_names_in_", None)
         feature_columns = list(names) if names is not None else [f"x{j}" for j in range(d)]
         self.labeler_factors_ = pd.DataFrame(
             np.mean(factors, axis=0), index=self._labeler_ids,
             columns=[f"factor_{b}" for b in range(params["n_factors"])],
         )
-        self.labeler_weights_ = pd.DataFrame(np.mean(weights, axis=0), index=self._labeler_ids,
+        self.labeler_weights_ = pd.DataFrame(np.mean(pooled.weight_means, axis=0), index=self._labeler_ids,
                                              columns=feature_columns)
-        self.states_ = [chain.state for chain in chains]
-        self._traces = [(chain.trace_gamma, chain.trace_assignments) for chain in chains]
-        self.n_sweeps_ += sweeps
+        self.states_ = pooled.states
+        self._traces = pooled.traces
+        self.n_sweeps_ += pooled.n_sweeps
 
     def _margins(self, features):
         """x^T beta_r^s for blocks of tasks: yields (rows, margins of shape (len(rows), S))."""
@@ -558,10 +661,11 @@ class BBMC(LabelPredictor, BaseEstimator):
             ignored; a different one is refused.
         X : pandas.DataFrame, optional
             Features of the new tasks, indexed by task id (the fitted columns).
-        n_sweeps : int, optional
+        n_sweeps : int or "auto", optional
             Sweeps per chain after adding the labels (default ``n_samples``); every ``thin``-th is
             kept (at most n_sweeps // thin, at least one). 0 adds the labels and runs nothing: the draws
-            stay those of the labels before.
+            stay those of the labels before. "auto" runs until the chains agree again, keeping the
+            second half of the sweeps, as ``fit`` does.
 
         Returns
         -------
@@ -572,7 +676,8 @@ class BBMC(LabelPredictor, BaseEstimator):
         """
         self._check_active()
         n_sweeps = self.n_samples if n_sweeps is None else n_sweeps
-        n_sweeps = check_parameter(n_sweeps, "n_sweeps", [Iterations(0)], owner="BBMC.update")
+        n_sweeps = check_parameter(n_sweeps, "n_sweeps", [Options("auto"), Iterations(0)], owner="BBMC.update",
+                                   hint="n_sweeps is the sweeps per chain to run after adding the labels, or 'auto'.")
         table = self._new_label_table(new_labels)
         new_ids, new_features = self._new_task_features(X, table["task"])
         pool_ids = self._pool_ids.append(new_ids) if len(new_ids) else self._pool_ids
@@ -603,9 +708,12 @@ class BBMC(LabelPredictor, BaseEstimator):
                              np.concatenate([data.sign, pairs["sign"].to_numpy(np.float64)]), m)
         self._pool_ids, self._pool_features = pool_ids, features
         if n_sweeps:
-            params = self.get_params()
-            self._run(params, list(self.states_), n_burnin=0, n_samples=n_sweeps,
-                      thin=min(int(params["thin"]), n_sweeps))
+            params = dict(self.get_params(), thin=min(int(self.thin), n_sweeps) if n_sweeps != "auto" else self.thin)
+            if n_sweeps == "auto":
+                plan = _plan(params, n_burnin="auto", n_samples="auto")
+            else:
+                plan = _plan(params, n_burnin=0, n_samples=n_sweeps)
+            self._run(params, list(self.states_), plan)
         return self
 
     def _new_label_table(self, new_labels) -> pd.DataFrame:

@@ -7,7 +7,11 @@ Plain functions on validated arrays. One sweep draws, in the seed's order,
    conditional (eqs. 3.4-3.5), through a Cholesky factor of the Kd x Kd precision;
 3. every entry of Z from eq. (3.7), with the likelihood of the labeler's labels
    given gamma (the t's integrated out), so steps 3 and 1 together draw (Z, T)
-   jointly given gamma.
+   jointly given gamma;
+4. the researcher's whole row z_r from its 2^K values given gamma and the other
+   rows (eq. 3.7 for the row at once), so that her weights beta_r = Z_r^T gamma
+   can move between factor configurations that single flips cannot cross (with
+   hundreds of gold labels, every configuration one flip away is improbable).
 
 ``gamma`` is stored as a (K, d) array whose rows are the factors gamma_b;
 beta_l = sum_b z_{l,b} gamma_b is row l of ``Z @ gamma``.
@@ -19,11 +23,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.linalg import cho_solve, solve_triangular
-from scipy.special import log_ndtr, ndtri_exp
-
-from ._kernels import sample_assignments
+from ._kernels import sample_assignments, sample_latent as _latent_kernel, sample_rows, truncated_normals
 
 __all__ = [
     "LabelData",
@@ -35,6 +36,11 @@ __all__ = [
     "factor_precision",
     "factor_conditional",
     "sample_factors",
+    "latent_and_sums",
+    "initial_state",
+    "sweep",
+    "Stretch",
+    "advance",
     "run_chain",
 ]
 
@@ -51,7 +57,6 @@ class LabelData:
     pointer : (m + 1,) int64, labeler l's labels are ``task[pointer[l]:pointer[l + 1]]``.
     features : (N, d), x_i of every label (row ``task[j]`` of X).
     gram : (m, d, d), sum of x_i x_i^T over each labeler's tasks.
-    by_labeler : (m, N) sparse 0/1, sums a per-label quantity over each labeler's labels.
     """
 
     X: np.ndarray
@@ -61,7 +66,6 @@ class LabelData:
     pointer: np.ndarray
     features: np.ndarray
     gram: np.ndarray
-    by_labeler: sp.csr_matrix
 
     @property
     def n_labelers(self) -> int:
@@ -78,12 +82,14 @@ def prepare(X, task, labeler, sign, n_labelers: int) -> LabelData:
     pointer = np.zeros(n_labelers + 1, dtype=np.int64)
     np.cumsum(np.bincount(labeler, minlength=n_labelers), out=pointer[1:])
     features = np.ascontiguousarray(X[task])
-    by_labeler = sp.csr_matrix(
-        (np.ones(task.size), (labeler, np.arange(task.size))), shape=(n_labelers, task.size)
-    )
-    outer = np.einsum("ni,nj->nij", features, features).reshape(task.size, -1)
-    gram = np.asarray(by_labeler @ outer).reshape(n_labelers, X.shape[1], X.shape[1])
-    return LabelData(X, task, labeler, sign, pointer, features, gram, by_labeler)
+    d = X.shape[1]
+    gram = np.empty((n_labelers, d, d))
+    with np.errstate(over="ignore", invalid="ignore"):  # features too large to square are refused by the fit
+        for a in range(d):  # one column pair at a time: no (N, d, d) array
+            for b in range(a, d):
+                gram[:, a, b] = gram[:, b, a] = np.bincount(labeler, features[:, a] * features[:, b],
+                                                            minlength=n_labelers)
+    return LabelData(X, task, labeler, sign, pointer, features, gram)
 
 
 @dataclass(frozen=True)
@@ -119,23 +125,36 @@ class Chain:
 
 
 def sample_truncated_normal(mean, uniforms):
-    """Draws of N(mean, 1) truncated to (0, inf), by inverting the CDF in log space (vectorized).
+    """Draws of N(mean, 1) truncated to (0, inf), by inverting the CDF in log space.
 
-    With w = Phi^{-1}(u Phi(mean)) (computed as ``ndtri_exp(log u + log Phi(mean))``),
-    ``mean - w`` has the truncated law and stays accurate far in either tail.
+    With w = Phi^{-1}(u Phi(mean)) (computed from log u + log Phi(mean)), ``mean - w`` has the
+    truncated law and stays accurate far in either tail.
     """
-    mean = np.asarray(mean, dtype=np.float64)
-    w = ndtri_exp(np.log(uniforms) + log_ndtr(mean))
-    return np.maximum(mean - w, 0.0)
+    mean = np.ascontiguousarray(mean, dtype=np.float64)
+    out = np.empty_like(mean)
+    truncated_normals(mean.reshape(-1), np.ascontiguousarray(uniforms, dtype=np.float64).reshape(-1),
+                      out.reshape(-1))
+    return out
+
+
+def _uniforms(rng, size: int) -> np.ndarray:
+    uniforms = rng.random(size)
+    uniforms[uniforms == 0.0] = np.finfo(float).tiny
+    return uniforms
+
+
+def latent_and_sums(data: LabelData, gamma, Z, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. (3.3) for every label, and h_l = sum_i x_i t_{i,l} for every labeler (eq. 3.5's right-hand side)."""
+    beta = np.ascontiguousarray(Z @ gamma)
+    t = np.empty(data.task.size)
+    h = np.empty((data.n_labelers, data.X.shape[1]))
+    _latent_kernel(data.features, data.labeler, data.sign, beta, _uniforms(rng, t.size), t, h)
+    return t, h
 
 
 def sample_latent(data: LabelData, gamma, Z, rng) -> np.ndarray:
     """Eq. (3.3): t_{i,l} ~ N(x_i^T beta_l, 1) truncated to the side of 0 that y_{i,l} says."""
-    beta = Z @ gamma
-    mean = np.einsum("nd,nd->n", data.features, beta[data.labeler])
-    uniforms = rng.random(mean.size)
-    uniforms[uniforms == 0.0] = np.finfo(float).tiny
-    return data.sign * sample_truncated_normal(data.sign * mean, uniforms)
+    return latent_and_sums(data, gamma, Z, rng)[0]
 
 
 def factor_precision(data: LabelData, Z, sigma: float) -> np.ndarray:
@@ -153,7 +172,7 @@ def factor_precision(data: LabelData, Z, sigma: float) -> np.ndarray:
     return precision
 
 
-def factor_conditional(data: LabelData, Z, t, sigma: float):
+def factor_conditional(data: LabelData, Z, t, sigma: float, sums=None):
     """Eqs. (3.4)-(3.5): the Gaussian law of gamma given Z and T.
 
     Returns
@@ -164,49 +183,124 @@ def factor_conditional(data: LabelData, Z, t, sigma: float):
         Sigma^{-1} = I / sigma^2 + sum_{(i,l)} Z_l x_i x_i^T Z_l^T, with Sigma^{-1} = C C^T.
 
     The precision is assembled labeler by labeler: sum_l (z_l z_l^T) kron G_l,
-    with G_l the Gram matrix of labeler l's tasks.
+    with G_l the Gram matrix of labeler l's tasks. ``sums``, the (m, d) sums h_l = sum_i x_i t_{i,l}
+    when known (:func:`latent_and_sums`), saves a pass over the labels.
     """
     K = Z.shape[1]
     d = data.X.shape[1]
     precision = factor_precision(data, Z, sigma)
-    h = np.asarray(data.by_labeler @ (data.features * t[:, None]))  # (m, d): sum_i x_i t_{i,l}
+    h = sums
+    if h is None:
+        h = np.column_stack([np.bincount(data.labeler, data.features[:, f] * t, minlength=data.n_labelers)
+                             for f in range(d)])
     rhs = (Z.T @ h).reshape(K * d)
     cholesky = np.linalg.cholesky(precision)
     mean = cho_solve((cholesky, True), rhs)
     return mean, cholesky
 
 
-def sample_factors(data: LabelData, Z, t, sigma: float, rng) -> np.ndarray:
+def sample_factors(data: LabelData, Z, t, sigma: float, rng, sums=None) -> np.ndarray:
     """One draw of gamma | Z, T (eq. 3.4), as a (K, d) array."""
-    mean, cholesky = factor_conditional(data, Z, t, sigma)
+    mean, cholesky = factor_conditional(data, Z, t, sigma, sums)
     noise = solve_triangular(cholesky.T, rng.standard_normal(mean.size), lower=False)
     return (mean + noise).reshape(Z.shape[1], -1)
 
 
 def initial_state(data: LabelData, n_factors: int, sigma: float, rng, fixed_assignments=None) -> ChainState:
-    """Start: gamma from its prior N(0, sigma^2 I), each z_{l,b} a fair coin (or the fixed Z)."""
+    """Start: gamma from its prior N(0, sigma^2 I); every labeler shares the first factor and no other (or the fixed Z).
+
+    One shared factor is the crowd's consensus, from which labelers split off as the sweeps go. Started
+    from fair coins instead, chains of a 500-labeler crowd settled where every factor served a large group
+    and the researcher none of her own, a region hundreds of log units below the one these starts reach.
+    """
     d = data.X.shape[1]
     gamma = sigma * rng.standard_normal((n_factors, d))
     if fixed_assignments is None:
-        Z = (rng.random((data.n_labelers, n_factors)) < 0.5).astype(np.float64)
+        Z = np.zeros((data.n_labelers, n_factors))
+        Z[:, 0] = 1.0
     else:
         Z = np.array(fixed_assignments, dtype=np.float64)
     return ChainState(gamma, Z, np.zeros(data.task.size))
 
 
 def sweep(data: LabelData, state: ChainState, *, alpha: float, sigma: float, rng, fix_assignments: bool,
-          scratch: np.ndarray) -> ChainState:
-    """One Gibbs sweep: T (3.3), gamma (3.4), Z (3.7)."""
-    t = sample_latent(data, state.gamma, state.Z, rng)
-    gamma = sample_factors(data, state.Z, t, sigma, rng)
+          scratch: np.ndarray, rows=None) -> ChainState:
+    """One Gibbs sweep: T (3.3), gamma (3.4), every entry of Z (3.7), then the ``rows`` of Z whole (3.7).
+
+    ``rows`` (int64 array, optional): rows of Z drawn from their joint conditional after the entry-by-entry
+    step, 2^K values each (BBMC passes the researcher's row). Uniforms are drawn for T, gamma's noise, Z's
+    entries and the rows, in that order, so a chain's draws depend only on its generator.
+    """
+    t, sums = latent_and_sums(data, state.gamma, state.Z, rng)
+    gamma = sample_factors(data, state.Z, t, sigma, rng, sums)
     Z = state.Z
     if not fix_assignments:
         Z = Z.copy()
         projections = np.ascontiguousarray(data.X @ gamma.T)
+        log_prior_weight = math.log(alpha / Z.shape[1])
         uniforms = rng.random(Z.shape)
-        sample_assignments(Z, projections, data.task, data.sign, data.pointer,
-                           math.log(alpha / Z.shape[1]), uniforms, scratch)
+        sample_assignments(Z, projections, data.task, data.sign, data.pointer, log_prior_weight, uniforms, scratch)
+        if rows is not None and len(rows):
+            sample_rows(Z, projections, data.task, data.sign, data.pointer, rows, log_prior_weight,
+                        rng.random(len(rows)), np.empty(1 << Z.shape[1]))
     return ChainState(gamma, Z, t)
+
+
+@dataclass(frozen=True)
+class Stretch:
+    """What consecutive sweeps of one chain yield.
+
+    Attributes
+    ----------
+    beta : (n, d) the researcher's weights beta_r = Z_r^T gamma after each sweep.
+    assignment_sum : (m, K) the sum of Z over the sweeps.
+    weight_sum : (m, d) the sum of every labeler's beta_l = Z_l^T gamma over the sweeps.
+    gammas : (k, K, d) gamma of the last k states, oldest first (k = min(n_states, n); None when 0).
+    assignments : (k, m, K) the matching Z.
+    state : the last state.
+    """
+
+    beta: np.ndarray
+    assignment_sum: np.ndarray
+    weight_sum: np.ndarray
+    gammas: np.ndarray | None
+    assignments: np.ndarray | None
+    state: ChainState
+
+
+def advance(data: LabelData, state: ChainState, rng, *, researcher: int, alpha: float, sigma: float, n_sweeps: int,
+            fix_assignments: bool = False, n_states: int = 0, bar=None) -> Stretch:
+    """Run ``n_sweeps`` sweeps from ``state`` and say what they yield (see :class:`Stretch`).
+
+    Every sweep draws the researcher's row of Z whole after its entries (unless Z is fixed), the
+    :func:`sweep`'s ``rows``. ``bar`` (with ``advance(n)``) is told every 100 sweeps.
+    """
+    d = data.X.shape[1]
+    scratch = np.empty((3, data.task.size))
+    rows = np.array([researcher], dtype=np.int64)
+    beta = np.empty((n_sweeps, d))
+    assignment_sum = np.zeros_like(state.Z)
+    weight_sum = np.zeros((data.n_labelers, d))
+    kept = min(n_states, n_sweeps)
+    gammas = np.empty((kept,) + state.gamma.shape) if kept else None
+    assignments = np.empty((kept,) + state.Z.shape) if kept else None
+    since = 0
+    for step in range(n_sweeps):
+        state = sweep(data, state, alpha=alpha, sigma=sigma, rng=rng, fix_assignments=fix_assignments,
+                      scratch=scratch, rows=rows)
+        beta[step] = state.Z[researcher] @ state.gamma
+        assignment_sum += state.Z
+        weight_sum += state.Z @ state.gamma
+        slot = step - (n_sweeps - kept)
+        if slot >= 0:
+            gammas[slot], assignments[slot] = state.gamma, state.Z
+        since += 1
+        if bar is not None and since == 100:
+            bar.advance(since)
+            since = 0
+    if bar is not None and since:
+        bar.advance(since)
+    return Stretch(beta, assignment_sum, weight_sum, gammas, assignments, state)
 
 
 def run_chain(data: LabelData, *, researcher: int, n_factors: int, alpha: float, sigma: float, n_burnin: int,
@@ -218,7 +312,8 @@ def run_chain(data: LabelData, *, researcher: int, n_factors: int, alpha: float,
     ----------
     data : LabelData
     researcher : int
-        Index of the researcher's column; the draws kept are beta_r = Z_r^T gamma.
+        Index of the researcher's column; the draws kept are beta_r = Z_r^T gamma, and her row of Z is
+        drawn whole every sweep.
     n_factors, alpha, sigma : the truncation K, the IBP's alpha and the prior scale of gamma_b.
     n_burnin, n_samples, thin : int
     rng : numpy.random.Generator
@@ -235,40 +330,25 @@ def run_chain(data: LabelData, *, researcher: int, n_factors: int, alpha: float,
     Returns
     -------
     Chain
+        ``assignment_mean`` and ``weight_mean`` average every sweep after burn-in (``thin`` thins the
+        draws of beta_r only).
     """
     if state is None:
         state = initial_state(data, n_factors, sigma, rng, fixed_assignments)
-    fix = fixed_assignments is not None
-    scratch = np.empty((3, data.task.size))
-    kept = n_samples // thin
-    d = data.X.shape[1]
-    beta = np.empty((kept, d))
-    z_sum = np.zeros_like(state.Z)
-    weight_sum = np.zeros((data.n_labelers, d))
-    since = 0
-    total = n_burnin + n_samples
+    common = dict(researcher=researcher, alpha=alpha, sigma=sigma, fix_assignments=fixed_assignments is not None,
+                  bar=bar)
     traced = min(n_trace, n_samples)
-    trace_gamma = np.empty((traced + 1,) + state.gamma.shape) if traced else None
-    trace_assignments = np.empty((traced + 1,) + state.Z.shape) if traced else None
-    first_traced = total - traced  # the step whose resulting state is the trace's second entry
-    if traced and first_traced == 0:
-        trace_gamma[0], trace_assignments[0] = state.gamma, state.Z
-    for step in range(total):
-        state = sweep(data, state, alpha=alpha, sigma=sigma, rng=rng, fix_assignments=fix, scratch=scratch)
-        if traced and step >= first_traced - 1:
-            slot = step - first_traced + 1
-            trace_gamma[slot], trace_assignments[slot] = state.gamma, state.Z
-        after = step - n_burnin
-        if after >= 0 and (after + 1) % thin == 0 and after // thin < kept:
-            row = after // thin
-            beta[row] = state.Z[researcher] @ state.gamma
-            z_sum += state.Z
-            weight_sum += state.Z @ state.gamma
-        since += 1
-        if bar is not None and since == 100:
-            bar.advance(since)
-            since = 0
-    if bar is not None and since:
-        bar.advance(since)
-    denominator = max(kept, 1)
-    return Chain(beta, z_sum / denominator, weight_sum / denominator, state, trace_gamma, trace_assignments)
+    before = state
+    if n_burnin:
+        burn = advance(data, state, rng, n_sweeps=n_burnin, n_states=1, **common)
+        before = burn.state
+    stretch = advance(data, before, rng, n_sweeps=n_samples, n_states=traced + 1, **common)
+    trace_gamma = trace_assignments = None
+    if traced:
+        trace_gamma, trace_assignments = stretch.gammas, stretch.assignments
+        if traced == n_samples:  # the state before the first sample sweep opens the trace
+            trace_gamma = np.concatenate([before.gamma[None], trace_gamma])
+            trace_assignments = np.concatenate([before.Z[None], trace_assignments])
+    denominator = max(n_samples, 1)
+    return Chain(stretch.beta[thin - 1::thin][: n_samples // thin], stretch.assignment_sum / denominator,
+                 stretch.weight_sum / denominator, stretch.state, trace_gamma, trace_assignments)

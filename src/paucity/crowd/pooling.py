@@ -43,6 +43,14 @@ class PoolResult:
         has too (sum_b E[z_lb] E[z_rb] / sum_b E[z_rb]), highest first: who thinks like her.
     rhat : float
         The largest split-R-hat over the coordinates of beta_r (near 1 when the chains agree).
+    ess : float
+        The smallest effective sample size over the coordinates of beta_r, all chains together.
+    n_sweeps : int
+        Gibbs sweeps run per chain.
+    converged : bool
+        Whether the chains agreed before ``max_sweeps`` (True for a fixed number of sweeps).
+    stop_reason : str
+        Why the sampler stopped, in words.
     researcher : the researcher's labeler id
     label_mapping : dict, the two label values and their signs (-1, +1)
     n_tasks, n_labelers, n_labels : int, the label matrix's size (the researcher counted as a labeler)
@@ -54,6 +62,10 @@ class PoolResult:
     labeler_factors: pd.DataFrame
     agreement: pd.Series
     rhat: float
+    ess: float
+    n_sweeps: int
+    converged: bool
+    stop_reason: str
     researcher: object
     label_mapping: dict
     n_tasks: int
@@ -73,6 +85,10 @@ class PoolResult:
             "n_labelers": self.n_labelers,
             "n_labels": self.n_labels,
             "rhat": self.rhat,
+            "ess": self.ess,
+            "n_sweeps": self.n_sweeps,
+            "converged": self.converged,
+            "stop_reason": self.stop_reason,
             "label_mapping": {str(k): int(v) for k, v in self.label_mapping.items()},
             "agreement": {str(k): float(v) for k, v in self.agreement.items()},
             "suggestions": [
@@ -83,7 +99,8 @@ class PoolResult:
 
 
 def pool(labels, X, *, researcher, n_suggest=0, ask="researcher", n_factors=4, alpha=1.0, sigma=1.0,
-         n_burnin=2000, n_samples=20000, thin=1, n_chains=1, random_state=None, progress=False) -> PoolResult:
+         n_burnin="auto", n_samples="auto", thin=1, n_chains=2, max_sweeps=22000, max_rhat=1.05, min_ess=100,
+         n_jobs=None, scheduler="threads", random_state=None, progress=False) -> PoolResult:
     """Pool a biased crowd with the researcher's gold labels (BBMC), predict her labels, suggest whom to ask.
 
     Parameters
@@ -100,8 +117,10 @@ def pool(labels, X, *, researcher, n_suggest=0, ask="researcher", n_factors=4, a
         How many (task, labeler) pairs to suggest asking next (:meth:`BBMC.suggest`).
     ask : "researcher" or "crowd", default "researcher"
         Whom the suggestions may ask: the researcher (the seed's experiment) or the crowd's labelers.
-    n_factors, alpha, sigma, n_burnin, n_samples, thin, n_chains, random_state, progress
-        :class:`BBMC`'s parameters.
+    n_factors, alpha, sigma, n_burnin, n_samples, thin, n_chains, max_sweeps, max_rhat, min_ess, n_jobs, \
+scheduler, random_state, progress
+        :class:`BBMC`'s parameters: by default the chains run until they agree (``result.stop_reason``
+        says when they did, or that ``max_sweeps`` came first).
 
     Returns
     -------
@@ -156,7 +175,8 @@ def pool(labels, X, *, researcher, n_suggest=0, ask="researcher", n_factors=4, a
                 f"(task, labeler) pairs not labelled yet for {given('ask', ask)}; ask for at most {available}."
             )
     model = BBMC(n_factors=n_factors, alpha=alpha, sigma=sigma, n_burnin=n_burnin, n_samples=n_samples, thin=thin,
-                 n_chains=n_chains, random_state=random_state, progress=progress)
+                 n_chains=n_chains, max_sweeps=max_sweeps, max_rhat=max_rhat, min_ess=min_ess, n_jobs=n_jobs,
+                 scheduler=scheduler, random_state=random_state, progress=progress)
     model.fit(labels, X, researcher=researcher)
     probability = model.predict_proba(X)[:, 1]
     gold = labels.column(researcher).map(labels.label_of)
@@ -178,7 +198,8 @@ def pool(labels, X, *, researcher, n_suggest=0, ask="researcher", n_factors=4, a
     agreement = agreement.iloc[np.argsort(-agreement.to_numpy(), kind="stable")]
     return PoolResult(
         predictions=predictions, suggestions=suggestions, labeler_factors=factors, agreement=agreement,
-        rhat=float(np.max(model.rhat_)), researcher=researcher, label_mapping=dict(labels.label_mapping),
+        rhat=float(np.max(model.rhat_)), ess=float(np.min(model.ess_)), n_sweeps=int(model.n_sweeps_),
+        converged=bool(model.converged_), stop_reason=model.stop_reason_, researcher=researcher, label_mapping=dict(labels.label_mapping),
         n_tasks=labels.n_tasks, n_labelers=labels.n_labelers, n_labels=labels.n_labels, model=model,
     )
 
