@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from paucity._errors import (InputError, InputTypeError, PaucityError, ParameterError, ShapeMismatchError)
@@ -149,6 +149,7 @@ ids = st.one_of(st.integers(-2, 6), st.text(max_size=2), st.none())
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(rows=[(None, 1, None)], positive=None, gold={0: None, None: None}, researcher=0)  # all-missing columns joined
 @given(rows=st.lists(st.tuples(ids, ids, label_values), max_size=12), positive=st.one_of(st.none(), label_values),
        gold=st.one_of(st.none(), st.dictionaries(ids, label_values, max_size=3)),
        researcher=st.one_of(st.none(), ids))

@@ -72,6 +72,13 @@ def test_cv_errors():
         PDACV().transform(X)
 
 
+def test_cv_with_one_feature_has_nothing_to_choose():
+    # every candidate selects the one feature (the direction is ±1): the error says so, as scikit-learn's checks ask
+    X, Y = two_feature_change()
+    with pytest.raises(InputError, match=r"X has 1 feature\(s\).*nothing to choose.*fit PDA instead"):
+        PDACV(n_lams=2).fit(X[:, :1], Y[:, :1])
+
+
 def test_marginal_normalize_centres_and_scales_each_column():
     rng = np.random.default_rng(0)
     X = rng.normal(3.0, 2.0, size=(50, 3))

@@ -39,7 +39,10 @@ class ProjectedMeanGap(BaseEstimator):
             assert isinstance(X, pd.DataFrame) and isinstance(Y, pd.DataFrame)
             assert list(X.columns) == list(self.columns) == list(Y.columns)
         direction = np.asarray(self.direction, dtype=float)
-        gap = (np.asarray(X, dtype=float).mean(axis=0) - np.asarray(Y, dtype=float).mean(axis=0)) @ direction
+        # in one memory order: a frame's values may be column-major (pandas 3), and a column mean sums in another
+        # order there, a last bit away from the array's
+        X, Y = np.ascontiguousarray(X, dtype=float), np.ascontiguousarray(Y, dtype=float)
+        gap = (X.mean(axis=0) - Y.mean(axis=0)) @ direction
         self.divergence_ = float(gap**2)
         return self
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.estimator_checks import check_non_transformer_estimators_n_iter, parametrize_with_checks
 
 from paucity._errors import (InputError, InputTypeError, NotFittedError, ParameterError, PaucityWarning,
                              ShapeMismatchError)
@@ -34,6 +34,19 @@ FIXED = ConstantKernel(1.0, "fixed") * RBF(1.0, "fixed")
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# every check at the defaults (optimize=True), as a user fits it: minutes of L-BFGS-B on the checks' data sets
+@pytest.mark.slow
+@parametrize_with_checks([HeavyTailedProcessClassifier()])
+def test_sklearn_compatible_at_the_defaults(estimator, check):
+    check(estimator)
+
+
+def test_n_iter_counts_the_mode_search_that_found_the_mode():
+    # the check that failed at the defaults: after the kernel's optimization the last mode search starts at its mode
+    # (from the optimizer's last point) and finds it at once; that iteration counts, so n_iter_ is at least 1
+    check_non_transformer_estimators_n_iter("HeavyTailedProcessClassifier", HeavyTailedProcessClassifier(random_state=0))
 
 
 @pytest.mark.parametrize("marginal", MARGINALS)

@@ -158,6 +158,27 @@ def test_from_dataframe_needs_a_dataframe():
         Comparisons.from_dataframe({"a": [1]}, i="a", j="b", y="c")
 
 
+# pandas 3 reads text as the str dtype, "string" is pandas' nullable text, and older frames hold object: all are read
+# alike, beside a column of mixed labels (where pandas itself refuses to compare a str column) and with a draw's
+# missing winner (pd.NA in a "string" column).
+@pytest.mark.parametrize("dtype", ["object", "string", "str"])
+def test_from_frame_reads_text_columns_of_every_string_dtype(dtype):
+    df = pd.DataFrame({"i": pd.Series(["a", "b", "c"], dtype=dtype), "j": pd.Series(["b", 2.5, "a"], dtype=object),
+                       "won": pd.Series(["b", None, "a"], dtype=dtype), "draw": [False, True, False]})
+    games = Comparisons.from_frame(df, i="i", j="j", winner="won", tie="draw")
+    assert games.y.tolist() == [1, 0.5, 1]
+    assert list(games.items) == ["a", "b", "c", 2.5]
+
+
+def test_from_frame_copies_the_outcomes_it_marks_as_draws():
+    # the outcome column's array comes from pandas (read-only under pandas 3's copy-on-write): the draws are written
+    # into a copy, and the frame is left as it was
+    df = pd.DataFrame({"i": ["x", "y", "x"], "j": ["y", "z", "z"], "y": [1, 0, 0], "draw": [0, 1, 0]})
+    before = df.copy()
+    assert Comparisons.from_frame(df, i="i", j="j", y="y", tie="draw").y.tolist() == [1, 0.5, 0]
+    pd.testing.assert_frame_equal(df, before)
+
+
 # -- validation -----------------------------------------------------------------------------------
 VALID = (["a", "b"], ["b", "c"], [0, 1])  # i, j, y of two valid comparisons
 

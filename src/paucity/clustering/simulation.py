@@ -219,7 +219,7 @@ def _named_matrix(similarities) -> tuple[list[str], np.ndarray]:
         frame.index, frame.columns = rows, columns
         frame = frame.loc[:, rows]
         try:
-            W = frame.to_numpy(dtype=np.float64)
+            W = frame.to_numpy(dtype=np.float64, copy=True)  # written into below; pandas 3 may hand out a read-only view
         except (TypeError, ValueError):
             raise InputTypeError("similarities must hold numbers (similarities in [0, 1]).") from None
         items = rows

@@ -256,7 +256,12 @@ class LabelMatrix:
         if gold is not None:
             extra = cls._gold_rows(gold, table, task, label, researcher)
             parts = [part for part in (table, extra) if len(part)]
-            table = pd.concat(parts, ignore_index=True) if len(parts) == 2 else (parts[0] if parts else table)
+            if len(parts) == 2 and any(part[column].isna().all() for part in parts for column in part.columns):
+                # a column of one part all missing: pandas 2 leaves it out of the result's dtype with a FutureWarning
+                # (pandas 3 does not); as Python objects both agree, and the types are inferred again after
+                table = pd.concat([part.astype(object) for part in parts], ignore_index=True).infer_objects()
+            else:
+                table = pd.concat(parts, ignore_index=True) if len(parts) == 2 else (parts[0] if parts else table)
         elif researcher is not None:
             raise ParameterError(
                 "researcher= is only read together with gold=; to fit on a labeler already in the table, "

@@ -9,7 +9,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from .._deprecation import renamed_parameter
-from .._errors import ParameterError, warn
+from .._errors import InputError, ParameterError, warn
 from .._progress import progress_bar
 from .._validation import (
     BOOLEAN,
@@ -248,7 +248,8 @@ class PDACV(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X, Y
-            As in :meth:`PDA.fit`: two samples, or one matrix and labels of two values.
+            As in :meth:`PDA.fit`: two samples, or one matrix and labels of two values, with at least
+            two features (with one, every candidate selects it: fit :class:`PDA`).
 
         Returns
         -------
@@ -260,6 +261,11 @@ class PDACV(TransformerMixin, BaseEstimator):
         Xa, Ya = samples.X, samples.Y
         n, d = Xa.shape
         m = Ya.shape[0]
+        if d == 1:
+            raise InputError(
+                "PDACV: X has 1 feature(s); with one feature every candidate selects it (the direction is ±1), so "
+                "there is nothing to choose on held-out samples: fit PDA instead."
+            )
         test_size = params["test_size"]
         n_test, m_test = int(round(n * test_size)), int(round(m * test_size))
         if min(n_test, m_test, n - n_test, m - m_test) < 2:

@@ -167,7 +167,9 @@ class HeavyTailedProcessClassifier(ClassifierMixin, BaseEstimator):
         Whether ``−∇²J`` was not positive definite at the mode, so the
         positive entries of ``e ⊙ (y − π)`` were dropped from it (see Notes).
     n_iter_ : int
-        Iterations of the last mode search.
+        Iterations of the mode search at the fitted parameters, the one
+        that found the mode included (at least 1; after an optimization the
+        search starts from the mode of the optimizer's last point).
     X_train_ : numpy.ndarray
         The training inputs (the predictive needs them).
 

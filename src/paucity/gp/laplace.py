@@ -373,7 +373,11 @@ def lower_gram(X, overwrite=False):
 
 @dataclass(frozen=True)
 class Mode:
-    """The mode of J: ``z = K a`` (both (C, n)), the iterations run and whether it converged."""
+    """The mode of J: ``z = K a`` (both (C, n)), the iterations run and whether it converged.
+
+    ``n_iter`` counts the iterations that evaluated ∇J, the one that found the mode included: at least 1, also
+    for a search warm-started at its mode.
+    """
 
     z: np.ndarray
     a: np.ndarray
@@ -470,11 +474,11 @@ def _find_mode(L0, K0, Y, marginal, b, sigma, a0, max_iter, tol):
         if grad_norm < tol:
             if curv is not None:  # polish with the factorization in hand: log|H| moves at first order with ẑ
                 z, a, obj, grad_norm = _polish(curv, L0, Y, z, a, obj, grad, grad_norm, marginal, b, sigma, tol)
-            return Mode(z, a, obj, iteration - 1, True, grad_norm)
+            return Mode(z, a, obj, iteration, True, grad_norm)
         flat = obj - previous_obj <= 1e-12 * max(1.0, abs(obj))
         stalls = stalls + 1 if fresh and flat and grad_norm >= previous_norm else 0
         if stalls >= 2:  # two Newton steps in a row raised J by its round-off only and did not lower ∇J
-            return Mode(z, a, obj, iteration - 1, True, grad_norm)
+            return Mode(z, a, obj, iteration, True, grad_norm)
         if curv is None or grad_norm > REFACTOR_CONTRACTION * previous_norm:
             # after H was found indefinite, B is used until the gradient has shrunk tenfold: trying H
             # costs a factorization that fails
@@ -496,7 +500,7 @@ def _find_mode(L0, K0, Y, marginal, b, sigma, a0, max_iter, tol):
         if slope <= 1e-14 * max(1.0, abs(obj)):  # a Newton step would raise J by less than its round-off
             if fresh:  # take such steps while they lower ∇J (J cannot tell), then stop
                 z, a, obj, grad_norm = _polish(curv, L0, Y, z, a, obj, grad, grad_norm, marginal, b, sigma, tol)
-                return Mode(z, a, obj, iteration - 1, True, grad_norm)
+                return Mode(z, a, obj, iteration, True, grad_norm)
             curv = None  # judge round-off with the curvature at this point, not an old one
             continue
         step = 1.0

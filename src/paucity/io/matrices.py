@@ -11,6 +11,7 @@ traceback.
 from __future__ import annotations
 
 import gzip
+import inspect
 import io
 from pathlib import Path
 
@@ -27,6 +28,10 @@ from .formats import (MISSING_MARKERS, SUPPORTED_FORMATS, check_unique_columns, 
                       separator, text_encoding)
 
 __all__ = ["read", "write_h5ad", "update_h5ad"]
+
+#: scipy 1.18 warns unless mmread is told which sparse type to return (the default changes in 1.20); the
+#: matrix is made a csr_matrix below either way.
+_MMREAD_TYPE = {"spmatrix": True} if "spmatrix" in inspect.signature(scipy.io.mmread).parameters else {}
 
 
 def read(
@@ -313,7 +318,7 @@ def _read_mtx_matrix(path: Path) -> sp.csr_matrix:
     opener = gzip.open if path.name.lower().endswith(".gz") else open
     with reading(existing_file(path), "a Matrix Market file"):
         with opener(path, "rb") as raw, io.BufferedReader(_MatrixMarketStream(raw, path)) as stream:
-            matrix = scipy.io.mmread(stream)
+            matrix = scipy.io.mmread(stream, **_MMREAD_TYPE)
         if np.iscomplexobj(matrix):
             raise ReaderError(f"{path} holds complex numbers; a count or expression matrix must be real.")
         return sp.csr_matrix(matrix, dtype=np.float32)

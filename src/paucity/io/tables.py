@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import re
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -17,6 +18,11 @@ from .formats import (MAX_COLUMNS, MISSING_MARKERS, SEPARATORS, check_unique_col
                       reading, table_endings, text_encoding)
 
 __all__ = ["read_frame", "read_header"]
+
+#: read_csv's keywords that read every float exactly as written: pandas before 3.1 does so with
+#: ``float_precision="round_trip"``; pandas 3.1 always does, and deprecates the keyword.
+_EXACT_FLOATS = ({"float_precision": "round_trip"}
+                if tuple(int(part) for part in re.findall(r"\d+", pd.__version__)[:2]) < (3, 1) else {})
 
 
 def read_frame(
@@ -38,11 +44,10 @@ def read_frame(
     ``"00024"`` (not 24), and ``NA``, ``None``, ``null`` or ``nan`` are names
     like any other, not missing values (an empty field is still missing).
     Other columns are parsed as pandas does; numbers are read exactly as
-    written (``float_precision="round_trip"``: a float written by paucity or
-    pandas comes back bit for bit). A row with more fields than the header
-    is refused, naming it (pandas would otherwise take the first column as
-    the index without a word). Parquet files keep their stored types, and a
-    stored index becomes a column again.
+    written: a float written by paucity or pandas comes back bit for bit. A
+    row with more fields than the header is refused, naming it (pandas would
+    otherwise take the first column as the index without a word). Parquet
+    files keep their stored types, and a stored index becomes a column again.
 
     In a delimited table, a text cell of ``text_columns`` or a header field
     that starts with ``'`` followed by ``=``, ``+``, ``-``, ``@``, a tab or a
@@ -246,7 +251,7 @@ def _read_delimited(path: Path, sep: str, written: list[str], restored: list[str
                 keep_default_na=False,
                 na_values={name: MISSING_MARKERS for name in written if name not in as_text},
                 index_col=False,  # never take the first column as the index when a row is longer
-                float_precision="round_trip",  # the numbers written, exactly
+                **_EXACT_FLOATS,  # the numbers written, exactly
             )
         except (pd.errors.ParserWarning, pd.errors.ParserError) as error:
             longer = _first_longer_row(path, sep, len(written))

@@ -497,8 +497,11 @@ class Comparisons:
             if missing.any():
                 first = int(np.flatnonzero(missing)[0])
                 raise InputError(f"column {winner!r} has a missing winner at data row {first + 1}.")
-            is_j = (won == right).to_numpy()
-            is_i = (won == left).to_numpy()
+            # compared as Python objects (a missing winner as None): pandas raises comparing a str column (pandas
+            # 3's default for text) with one of mixed labels, and pd.NA (a "string" column's missing) has no truth
+            won_labels = won.to_numpy(dtype=object, na_value=None)
+            is_j = won_labels == right.to_numpy(dtype=object)
+            is_i = won_labels == left.to_numpy(dtype=object)
             neither = ~(is_i | is_j | draw)
             if neither.any():
                 first = int(np.flatnonzero(neither)[0])
@@ -510,7 +513,7 @@ class Comparisons:
         else:
             outcome = df[y].to_numpy()
         if draw.any():
-            outcome = pd.Series(outcome).astype(object).to_numpy()
+            outcome = pd.Series(outcome).astype(object).to_numpy(copy=True)  # written into: pandas 3's is read-only
             outcome[draw] = 0.5
         weight = None if weights is None else df[weights].to_numpy()
         return cls(left.to_numpy(), right.to_numpy(), outcome, weight, items, **kwargs)

@@ -116,7 +116,7 @@ class AnnotatorAccess:
             "state": pd.array([row.state for row in rows], dtype=object),
             "invited": np.array([row.token_hash is not None for row in rows], dtype=bool),
             "excluded": np.array([bool(row.excluded) for row in rows], dtype=bool),
-            "reason": pd.array([row.reason for row in rows], dtype=object),
+            "reason": pd.Series([row.reason for row in rows], dtype=object),  # None stays None (pandas 3: NaN in str)
         })
 
     def invited(self) -> bool:

@@ -40,10 +40,10 @@ def iso_times(frame: pd.DataFrame, columns=("time",)) -> pd.DataFrame:
     frame = frame.copy()
     for column in columns:
         if column in frame.columns:
-            frame[column] = pd.array([
+            frame[column] = pd.Series([  # a Series of dtype object keeps None (pandas 3 makes an array str, None NaN)
                 None if value is None or not np.isfinite(value) else
                 datetime.datetime.fromtimestamp(float(value), tz=datetime.timezone.utc).isoformat(timespec="milliseconds")
-                for value in frame[column].to_numpy(dtype=np.float64)], dtype=object)
+                for value in frame[column].to_numpy(dtype=np.float64)], index=frame.index, dtype=object)
     return frame
 
 

@@ -645,6 +645,6 @@ def _measurement_frame(rows) -> pd.DataFrame:
             "j": np.array([row.j for row in rows], dtype=np.int64),
             "value": np.array([row.value for row in rows], dtype=np.float64),
             "time": np.array([row.time for row in rows], dtype=np.float64),
-            "source": pd.array([row.source for row in rows], dtype=object),
+            "source": pd.Series([row.source for row in rows], dtype=object),  # object, empty or not (pandas 3)
         }
     )
