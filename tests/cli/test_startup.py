@@ -77,3 +77,24 @@ def test_a_library_user_gets_keyboard_interrupt_not_an_exit():
     result = _python(code)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "KeyboardInterrupt\n"
+
+
+def test_help_reads_no_package_metadata():
+    """``paucity --help`` does not read the version (importlib.metadata and email, tens of milliseconds): only
+    ``--version`` does."""
+    code = (
+        "import sys\n"
+        "sys.argv = ['paucity', '--help']\n"
+        "from paucity.cli import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('importlib.metadata' in sys.modules, file=sys.stderr)\n"
+    )
+    result = _python(code)
+    assert result.returncode == 0, result.stderr
+    assert "Usage: paucity" in result.stdout
+    assert result.stderr.strip().splitlines()[-1] == "False"
+    version = _python("import sys\nsys.argv = ['paucity', '--version']\nfrom paucity.cli import main\nmain()\n")
+    assert version.returncode == 0 and version.stdout.startswith("paucity ")

@@ -375,3 +375,26 @@ def test_the_version_grows_with_every_change(explorer):
     assert seen == sorted(set(seen))
     explorer.candidates(5)
     assert explorer.version == seen[-1]  # reading changes nothing
+
+
+def test_the_cross_validation_is_scikit_learns_nearest_centroid_on_stratified_folds():
+    """The page's check, computed from the sparse expression, equals scikit-learn's NearestCentroid fold by fold."""
+    import scipy.sparse as sp
+    from sklearn.neighbors import NearestCentroid
+
+    from paucity.markers.explorer import _nearest_centroid_error, _stratified_folds
+
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 4, 900)
+    X = sp.random(900, 6, density=0.4, random_state=4, format="csc") * 3
+    X = X + sp.csc_matrix(np.outer(codes == 2, [1, 0, 0, 2, 0, 0]))
+    fold = _stratified_folds(codes, 4, 5, 0)
+    per_fold = np.array([np.bincount(codes[fold == f], minlength=4) for f in range(5)])
+    assert (per_fold.max(axis=0) - per_fold.min(axis=0)).max() <= 1  # each group split evenly
+    accuracies = []
+    for f in range(5):
+        train, test = fold != f, fold == f
+        model = NearestCentroid().fit(X[train].toarray(), codes[train])
+        accuracies.append(np.mean(model.predict(X[test].toarray()) == codes[test]))
+    assert _nearest_centroid_error(X, codes, 4, fold) == pytest.approx(1 - np.mean(accuracies), abs=1e-12)
+    assert _nearest_centroid_error(X.toarray(), codes, 4, fold) == pytest.approx(1 - np.mean(accuracies), abs=1e-12)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -126,6 +127,89 @@ def test_no_embedding_is_a_clear_404(adata):
     client = TestClient(markers_app(MarkerExplorer(adata, "cell_type")))
     response = client.get("/api/plot/embedding.svg?gene=LYZ")
     assert response.status_code == 404 and "X_umap" in response.json()["error"]
+
+
+def test_a_rare_group_is_drawn_whole_at_200000_cells():
+    """100 cells of 200,000 (0.05 %): every one is on the embedding, coloured by its marker, where an even subsample
+    of the 6,000 points drawn would keep about three."""
+    import anndata
+    import numpy as np
+    import pandas as pd
+    import scipy.sparse as sp
+
+    from paucity.serve.plots import MAX_POINTS
+
+    rng = np.random.default_rng(0)
+    n, rare = 200_000, 100
+    groups = np.r_[rng.integers(0, 10, n - rare), np.full(rare, 10)]
+    marker = (groups == 10).astype(np.float32) * 5 + rng.poisson(0.05, n)
+    X = sp.csr_matrix(np.c_[marker, rng.poisson(0.3, (n, 2))].astype(np.float32))
+    umap = np.where(groups[:, None] == 10, 0.0, rng.normal(scale=4, size=(n, 2)))  # the rare cells at the origin
+    names = np.array([f"type {g}" for g in range(10)] + ["rare"])
+    adata = anndata.AnnData(X, obs=pd.DataFrame({"cell_type": names[groups]}, index=[f"c{i}" for i in range(n)]),
+                            var=pd.DataFrame(index=["RARE1", "G2", "G3"]))
+    adata.obsm["X_umap"] = umap
+    client = TestClient(markers_app(MarkerExplorer(adata, "cell_type", n_bins=3)))
+    svg = client.get("/api/plot/embedding.svg?gene=RARE1").text
+    assert f'data-drawn="{MAX_POINTS}" data-cells="{n}"' in svg and "(6,000 of 200,000 cells drawn" in svg
+    spots = re.findall(r"M([0-9.]+) ([0-9.]+)h0", svg)  # every point, in the order drawn
+    assert len(spots) == MAX_POINTS
+    origin = spots[-1]
+    assert spots[-rare:] == [origin] * rare  # the most expressing cells, drawn last: the whole rare group, on top
+    assert spots.count(origin) == rare
+
+
+def test_the_stratified_sample_keeps_every_groups_share():
+    import numpy as np
+
+    from paucity.serve.plots import stratified_sample
+
+    rng = np.random.default_rng(1)
+    codes = np.r_[np.zeros(150_000, dtype=int), np.ones(45_000, dtype=int), np.full(4_900, 2), np.full(100, 3)]
+    codes = codes[rng.permutation(codes.size)]
+    kept = stratified_sample(codes, 6000)
+    assert kept.size == 6000 and np.all(np.diff(kept) > 0)
+    counts = np.bincount(codes[kept])
+    assert counts[3] == 100 and counts[2] >= 1500  # the small groups get at least 6000 // 4 places
+    assert counts[0] > counts[1] > counts[2]  # the rest in proportion to size
+    np.testing.assert_array_equal(kept, stratified_sample(codes, 6000))  # the same picture every time
+    assert stratified_sample(codes[:500], 6000).tolist() == list(range(500))  # few cells: all of them
+    many = np.arange(10_000) % 5000  # more groups than places: each of the first gets its one
+    assert stratified_sample(many, 3000).size == 3000
+
+
+def test_a_killed_server_loses_nothing(h5ad_path):
+    """kill -9 of ``paucity serve markers``: started again, it shows the selection as it was, from the journal."""
+    import httpx
+
+    from .conftest import Served
+
+    def api(served, path, body=None):
+        url = served.url.split("?")[0] + path
+        token = {"x-paucity-token": served.url.split("token=")[1]}
+        response = httpx.post(url, json=body, headers=token) if body is not None else httpx.get(url, headers=token)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    command = ["serve", "markers", str(h5ad_path), "--groupby", "cell_type"]
+    served = Served(*command)
+    try:
+        api(served, "api/objective", {"method": "jmi", "target": "B cell"})
+        api(served, "api/take", {"k": 3})
+        before = api(served, "api/remove", {"gene": api(served, "api/state")["selection"][1]["gene"]})["state"]
+    finally:
+        served.kill()
+    served = Served(*command)
+    try:
+        said = served.wait_for_line("warning: took up")  # the command line says it too
+        after = api(served, "api/state")
+    finally:
+        served.stop()
+    assert said.startswith("warning: took up the unsaved selection of 2 gene(s) kept in cells.h5ad.paucity-journal.json")
+    assert after["selection"] == before["selection"] and len(after["selection"]) == 2
+    assert (after["method"], after["target"]) == ("jmi", "B cell")
+    assert after["recovered"]["recovered"] and after["recovered"]["n_genes"] == 2
+    assert after["history"][-1]["action"] == "recover"
 
 
 def test_cross_validated_error(client):

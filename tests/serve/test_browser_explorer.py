@@ -29,12 +29,26 @@ def served_app(explorer):
     return markers_app(explorer, token=TOKEN, local_only=True)
 
 
-def open_page(browser, url, viewport=DESKTOP):
+def open_page(browser, url, viewport=DESKTOP, settle=True):
+    """The page, loaded; with ``settle``, once its first pictures, explanation and cross-validation are in."""
     context = browser.new_context(viewport=viewport, device_scale_factor=1)
     page = context.new_page()
     page.goto(url)
     page.wait_for_selector("body[data-ready=true]")
+    if settle:
+        settled(page, 0)
     return page
+
+
+def settled_count(page) -> int:
+    return int(page.evaluate("() => document.body.dataset.settledCount || 0"))
+
+
+def settled(page, after: int) -> None:
+    """Wait until the page has settled (every request and picture a change started is in and drawn) more than
+    ``after`` times."""
+    page.wait_for_function(f"() => document.body.dataset.settled === 'true' && "
+                           f"Number(document.body.dataset.settledCount) > {after}")
 
 
 def selection(page) -> list[str]:
@@ -186,7 +200,8 @@ def test_the_objective_changes_only_when_applied(browser, explorer_server):
     page.keyboard.press("ArrowDown")
     page.keyboard.press("ArrowDown")
     page.wait_for_function("() => !document.getElementById('apply-objective').disabled")
-    time.sleep(0.3)
+    # a request that picking had started would hold the page unsettled until it was answered
+    page.wait_for_function("() => document.body.dataset.settled === 'true'")
     assert posted == [] and explorer.method == "cife"
     picked = page.input_value("#method")
     assert picked != "cife"
@@ -229,7 +244,7 @@ def test_a_stale_cross_validation_is_cancelled(browser, explorer_server):
         return original(*args, **kwargs)
 
     explorer.cross_validated_error = slow
-    page = open_page(browser, url)
+    page = open_page(browser, url, settle=False)  # the first page's cross-validation is still on its way
     failed = []
     page.on("requestfailed", lambda request: failed.append((request.url, request.failure)))
     page.click("#candidates tbody tr:first-child button.add")
@@ -287,3 +302,65 @@ def test_the_error_line_keeps_its_contrast(browser, explorer_server):
         assert contrast_of(page, "#message.error") == pytest.approx(6.12, abs=0.01)  # #A63D00 on #fafafa
         page.context.close()
         assert problems == []
+
+
+def test_the_page_settles_after_each_change_with_everything_drawn(browser, explorer_server):
+    """body[data-settled] turns true only once the change's answer, its pictures, the explanation and the
+    cross-validation are in: what the benchmark's click-to-settled times measure."""
+    page = open_page(browser, explorer_server[0])
+    done = """() => ['box', 'embedding', 'history'].every(id => document.getElementById(id).complete)
+                 && !document.getElementById('cv').textContent.includes('computing')"""
+    assert page.evaluate(done)
+    for act in ("#candidates tbody tr:first-child button.add", "#take-form button",
+                "#candidates tbody tr:nth-child(2) button.gene-link", "#selection li:first-child button.remove",
+                "#undo"):
+        before = settled_count(page)
+        page.click(act)
+        assert page.evaluate("() => document.body.dataset.settled") == "false" or settled_count(page) > before
+        settled(page, before)
+        assert page.evaluate(done), act
+    assert "folds" in page.inner_text("#cv")
+    assert page.get_attribute("#history", "src").endswith(f"v={page.evaluate('() => document.body.dataset.version')}"
+                                                          f"&token={TOKEN}")
+    page.context.close()
+
+
+def test_a_killed_server_is_said_in_words_and_its_selection_comes_back(browser, h5ad_path):
+    from paucity.markers.explorer import journal_path
+
+    command = ["serve", "markers", str(h5ad_path), "--groupby", "cell_type"]
+    served = Served(*command)
+    try:
+        page = open_page(browser, served.url)
+        page.fill("#take-k", "3")
+        page.click("#take-form button")
+        page.click("#selection li:nth-child(2) button.remove")
+        chosen = wait_for_selection(page, 2)
+        settled(page, 1)
+    finally:
+        served.kill()  # as a crash would: no save
+    page.wait_for_selector("#server-gone:not([hidden])")  # the page's poll finds the server gone, without a click
+    text = page.inner_text("#server-gone")
+    assert "The explorer's server has stopped" in text and "Failed to fetch" not in text
+    assert f"Your selection is not lost: every change was written to {journal_path(h5ad_path).name}" in text
+    assert page.inner_text("#server-gone-command").endswith(f"{h5ad_path.name} --groupby cell_type")
+    page.click("#candidates tbody tr:first-child button.add")  # acting meanwhile says the same, in words
+    page.wait_for_selector("#message.error:has-text('The server has stopped')")
+    assert "Failed to fetch" not in page.inner_text("#message")
+    page.context.close()
+
+    served = Served(*command)  # started again, as the page said
+    try:
+        page = open_page(browser, served.url)
+        assert selection(page) == chosen
+        note = page.inner_text("#restored-note")
+        assert note.startswith("Took up the unsaved selection of 2 gene(s) kept in cells.h5ad.paucity-journal.json")
+        history = page.eval_on_selector_all("#history-table tbody tr", "rows => rows.map(r => r.innerText)")
+        assert "taken up after the server stopped" in history[0]
+        page.click("#export-h5ad")
+        page.wait_for_selector("#message:has-text('Saved 2 genes')")
+        assert not journal_path(h5ad_path).exists()
+        page.context.close()
+    finally:
+        served.stop()
+    assert get(anndata.read_h5ad(h5ad_path))["names"].tolist() == chosen

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
-from .. import __version__
-from ._command import PaucityCommand, PaucityGroup
+from ._command import EXIT_INTERRUPTED, PaucityCommand, PaucityGroup
 from ._options import set_quiet
 from .clustering import cluster_active, cluster_session
 from .crowd import crowd
@@ -28,6 +29,11 @@ app = typer.Typer(
 
 def _show_version(value: bool) -> None:
     if value:
+        try:
+            from .. import __version__  # importlib.metadata, tens of milliseconds: read for --version only
+        except KeyboardInterrupt:  # inside the option's parsing: answered as every command answers Ctrl-C
+            print("interrupted", file=sys.stderr)
+            raise typer.Exit(code=EXIT_INTERRUPTED) from None
         print(f"paucity {__version__}")
         raise typer.Exit()
 

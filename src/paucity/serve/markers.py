@@ -11,7 +11,7 @@ from .._validation import Interval, check_parameter
 from .access import Access
 from ..markers.explorer import MarkerExplorer, SelectionConflict
 from .json_api import json_app, read_body, required
-from .plots import box_svg, embedding_svg, history_svg
+from .plots import MAX_POINTS, box_svg, embedding_svg, history_svg, stratified_sample
 
 __all__ = ["markers_app", "MAX_CANDIDATES", "STATIC"]
 
@@ -175,14 +175,20 @@ def markers_app(explorer: MarkerExplorer, *, token: str | None = None, local_onl
         values = await run(explorer.expression, gene)
         return svg(box_svg(values, explorer.codes, explorer.groups, gene))
 
-    async def embedding(request: Request):
-        gene = gene_of(request)
-        values = await run(explorer.expression, gene)
+    drawn = {}  # the cells the embedding draws: the same for every gene, chosen once
+
+    def embedding_picture(gene: str) -> str:
+        values = explorer.expression(gene)
         found = explorer.embedding()
         if found is None:
             raise HTTPException(404, "adata.obsm has no X_umap, X_tsne or X_pca to draw the cells on.")
         key, coordinates = found
-        return svg(await run(embedding_svg, coordinates, values, gene, key))
+        if "cells" not in drawn:  # every group keeps its share of the points: a rare group's cells are all drawn
+            drawn["cells"] = stratified_sample(explorer.codes, MAX_POINTS)
+        return embedding_svg(coordinates, values, gene, key, codes=explorer.codes, sample=drawn["cells"])
+
+    async def embedding(request: Request):
+        return svg(await run(embedding_picture, gene_of(request)))
 
     async def history(request: Request):
         return svg(history_svg(await run(explorer.history)))

@@ -8,6 +8,92 @@
   let busy = false;
   let cvRequest = null;   // the cross-validation request in flight (an AbortController)
   let explainRequest = null;
+  let gone = false;       // the server stopped answering
+
+  // ------------------------------------------------------------- settled: every change's last fetch and picture done
+  // body[data-settled] is "false" while a request or a picture that a person's action started is on its way, and
+  // "true" once the last one is in and drawn; body[data-settled-count] counts the times it settled (tests and the
+  // benchmark wait for a count above the one they saw before acting).
+  let pending = 0;
+  let settledCount = 0;
+  const loading = new Map();  // picture element -> the address it is loading
+
+  function begin() {
+    pending += 1;
+    document.body.dataset.settled = "false";
+  }
+
+  function end() {
+    pending -= 1;
+    if (pending > 0) return;
+    const later = document.hidden ? (f) => setTimeout(f, 0) : requestAnimationFrame;  // a hidden tab draws no frames
+    later(() => {  // after the frame that draws the last change
+      if (pending > 0 || document.body.dataset.settled === "true") return;
+      settledCount += 1;
+      document.body.dataset.settledCount = String(settledCount);
+      document.body.dataset.settled = "true";
+    });
+  }
+
+  // A request whose answer the screen waits for.
+  function tracked(promise) {
+    begin();
+    return promise.finally(end);
+  }
+
+  // Point a picture at an address, counting it as pending until it is drawn (or failed).
+  function picture(img, src) {
+    const address = new URL(src, document.baseURI).href;
+    if (img.src === address && img.complete) return;
+    if (!loading.has(img)) {
+      begin();
+      const done = () => {
+        if (loading.get(img) !== img.src) return;  // an earlier address's answer: the newer one is awaited
+        loading.delete(img);
+        img.removeEventListener("load", done);
+        img.removeEventListener("error", done);
+        end();
+      };
+      img.addEventListener("load", done);
+      img.addEventListener("error", done);
+    }
+    loading.set(img, address);
+    img.src = address;
+  }
+
+  // ------------------------------------------------------------- a server that stopped
+  // fetch throws a TypeError when nothing answers (the server stopped or the machine is away); ServerError is an
+  // answer, and AbortError a request the page itself dropped.
+  function unreachable(error) {
+    return !(error instanceof ServerError) && error.name !== "AbortError";
+  }
+
+  function serverGone() {
+    gone = true;
+    const banner = $("server-gone");
+    const journal = state && state.journal ? state.journal.file : null;
+    $("server-gone-text").textContent = "The explorer's server has stopped: this page can no longer reach it. " +
+      (journal && !(state.journal.error)
+        ? "Your selection is not lost: every change was written to " + journal + " beside the data file, and the " +
+          "server takes it up when it starts again."
+        : "Changes since the last save may be lost.") +
+      " Start it again with the command below, then open the address it prints (with its new token).";
+    $("server-gone-command").textContent = state && state.restart ? state.restart :
+      "paucity serve markers FILE.h5ad --groupby COLUMN";
+    banner.hidden = false;
+    say("The server has stopped; see above how to start it again.", true);
+  }
+
+  function serverBack() {
+    if (!gone) return;
+    gone = false;
+    $("server-gone").hidden = true;
+  }
+
+  function failed(error) {
+    if (unreachable(error)) serverGone();
+    else say(error.message, true);
+  }
 
   function say(text, isError) {
     const message = $("message");
@@ -80,22 +166,25 @@
   async function act(path, body, done) {
     if (busy) return;
     busy = true;
+    begin();
     const place = focusPlace();
     try {
       const data = await api(path, body);
+      serverBack();
       render(data.state);
       restoreFocus(place);
       if (done) done(data.result, data.state);
     } catch (error) {
-      say(error.message, true);
+      failed(error);
     } finally {
       busy = false;
+      end();
     }
   }
 
   async function refresh(note) {
     const place = focusPlace();
-    render(await api("api/state"));
+    render(await tracked(api("api/state")));
     restoreFocus(place);
     if (note) say(note);
   }
@@ -105,7 +194,7 @@
     const request = new AbortController();
     cvRequest = request;
     $("cv").textContent = "Cross-validated error: computing…";
-    api("api/cv", undefined, request.signal).then((cv) => {
+    tracked(api("api/cv", undefined, request.signal)).then((cv) => {
       if (cvRequest !== request || cv.superseded) return;
       $("cv").textContent = "Cross-validated error (" + cv.classifier + ", " + cv.n_folds + " folds): " +
         (cv.error_rate === null ? "—" : (100 * cv.error_rate).toFixed(1) + "%");
@@ -116,6 +205,11 @@
 
   // ------------------------------------------------------------- the gene on view
   function show(gene) {
+    begin();  // a click on a gene settles once its pictures and explanation are in (at once when nothing is asked)
+    try { showGene(gene); } finally { end(); }
+  }
+
+  function showGene(gene) {
     const changed = gene !== shown;
     shown = gene;
     $("gene-name").textContent = gene || "—";
@@ -123,12 +217,12 @@
     document.querySelectorAll("#selection li").forEach((li) => li.classList.toggle("shown", li.dataset.gene === gene));
     if (!gene) return;
     if (changed || !$("box").src) {
-      $("box").src = withToken("api/plot/box.svg?gene=" + encodeURIComponent(gene));
+      picture($("box"), withToken("api/plot/box.svg?gene=" + encodeURIComponent(gene)));
       $("box").alt = "expression of " + gene + " by group";
       const embedding = $("embedding");
       embedding.hidden = false;
       embedding.onerror = () => { embedding.hidden = true; };
-      embedding.src = withToken("api/plot/embedding.svg?gene=" + encodeURIComponent(gene));
+      picture(embedding, withToken("api/plot/embedding.svg?gene=" + encodeURIComponent(gene)));
       embedding.alt = "cells coloured by the expression of " + gene;
     }
     explain(gene);
@@ -148,13 +242,13 @@
     }
     const request = new AbortController();
     explainRequest = request;
-    api("api/explain?gene=" + encodeURIComponent(gene), undefined, request.signal).then((why) => {
+    tracked(api("api/explain?gene=" + encodeURIComponent(gene), undefined, request.signal)).then((why) => {
       if (explainRequest !== request) return;
       drawExplanation(why);
     }).catch((error) => {
       if (error.name === "AbortError" || explainRequest !== request) return;
       table.hidden = true;
-      note.textContent = error.message;
+      if (unreachable(error)) { note.textContent = "—"; serverGone(); } else note.textContent = error.message;
     });
   }
 
@@ -247,11 +341,12 @@
   }
 
   function drawHistory(history) {
-    $("history").src = withToken("api/plot/history.svg?n=" + history.length + "&v=" + state.version);
+    picture($("history"), withToken("api/plot/history.svg?n=" + history.length + "&v=" + state.version));
     const body = $("history-table").querySelector("tbody");
     body.replaceChildren();
     const changes = { add: "added", take: "taken by the search", remove: "removed", reorder: "reordered",
-      objective: "objective changed", undo: "undone", restore: "opened from the file" };
+      objective: "objective changed", undo: "undone", restore: "opened from the file",
+      recover: "taken up after the server stopped" };
     history.slice(-200).reverse().forEach((event) => {
       const tr = element("tr");
       tr.append(element("td", "number", String(event.step)), element("td", "", changes[event.action] || event.action),
@@ -284,6 +379,7 @@
 
   // ------------------------------------------------------------- saving
   async function save(body) {
+    begin();
     try {
       const data = await api("api/export/h5ad", body);
       render(data.state);
@@ -291,7 +387,9 @@
         " (previous file kept as " + data.result.backup + ").");
     } catch (error) {
       if (error instanceof ServerError && error.status === 409) { askBeforeSaving(error.data); return; }
-      say(error.message, true);
+      failed(error);
+    } finally {
+      end();
     }
   }
 
@@ -315,8 +413,16 @@
     if (busy || document.hidden || !state) return;
     try {
       const { version } = await api("api/version");
+      serverBack();
       if (version !== state.version && !busy) await refresh("The selection was changed in another tab; this is it now.");
-    } catch (error) { /* the server is away for a moment: the next poll tries again */ }
+    } catch (error) {
+      if (unreachable(error)) serverGone();  // said once in words; the next poll tries again
+      else if (error instanceof ServerError && error.status === 401 && gone) {
+        // another server answers at this address: it has its own token
+        $("server-gone-text").textContent = "A new server answers at this address, with a new token: open the " +
+          "address it printed when it started.";
+      }
+    }
   }
 
   // ------------------------------------------------------------- search
@@ -326,7 +432,7 @@
     const results = $("search-results");
     if (!query.trim()) { results.replaceChildren(); return; }
     try {
-      const data = await api("api/genes?q=" + encodeURIComponent(query));
+      const data = await tracked(api("api/genes?q=" + encodeURIComponent(query)));
       results.replaceChildren();
       data.genes.slice(0, 8).forEach((g) => {
         const li = element("li");
@@ -337,7 +443,7 @@
         results.append(li);
       });
       if (!data.genes.length) results.append(element("li", "", "no gene matches"));
-    } catch (error) { say(error.message, true); }
+    } catch (error) { failed(error); }
   }
 
   document.addEventListener("DOMContentLoaded", () => {
@@ -356,20 +462,28 @@
     $("search").addEventListener("input", () => { clearTimeout(searchTimer); searchTimer = setTimeout(search, 150); });
     $("export-csv").href = withToken("api/export.csv");
     $("export-h5ad").addEventListener("click", () => save({}));
-    api("api/state").then((first) => {
+    tracked(api("api/state")).then((first) => {
       render(first);
       document.body.dataset.ready = "true";
-      const restored = first.restored;
+      const restored = first.restored, recovered = first.recovered;
       const note = $("restored-note");
-      if (restored && restored.restored) {
-        note.textContent = "Opened with the " + restored.n_genes + " gene(s) saved under uns[\"" + first.key + "\"]" +
-          (restored.reason ? " (" + restored.reason + ")." : ".");
-      } else if (restored) {
-        note.textContent = "The selection saved under uns[\"" + first.key + "\"] was not taken up: " + restored.reason + ".";
+      const notes = [];
+      if (recovered && recovered.recovered) {
+        notes.push("Took up the unsaved selection of " + recovered.n_genes + " gene(s) kept in " + recovered.journal +
+          " when the server stopped" + (recovered.reason ? " (" + recovered.reason + ")." : "."));
+      } else if (recovered) {
+        notes.push("The unsaved selection in " + recovered.journal + " was not taken up: " + recovered.reason + ".");
       }
-      note.hidden = !restored;
-      say(restored && restored.restored ? note.textContent : "Ready.");
+      if (restored && restored.restored) {
+        notes.push("Opened with the " + restored.n_genes + " gene(s) saved under uns[\"" + first.key + "\"]" +
+          (restored.reason ? " (" + restored.reason + ")." : "."));
+      } else if (restored) {
+        notes.push("The selection saved under uns[\"" + first.key + "\"] was not taken up: " + restored.reason + ".");
+      }
+      note.textContent = notes.join(" ");
+      note.hidden = !notes.length;
+      say((restored && restored.restored) || (recovered && recovered.recovered) ? note.textContent : "Ready.");
       setInterval(poll, POLL_MS);
-    }).catch((error) => say(error.message, true));
+    }).catch(failed);
   });
 })();
