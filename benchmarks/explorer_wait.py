@@ -10,7 +10,9 @@ Run from the repository root with paucity's development Python, on a machine whe
 The data (``benchmarks/_data/explorer_<cells>x<genes>.h5ad``, git-ignored, made once): counts of
 :func:`paucity.datasets.make_scrna_counts` (seed 0, 12 % non-zero, CSR float32) for ten groups of equal size and
 a rare eleventh group of 0.05 % of the cells (100 of 200,000), each group with its own marker genes; a 2-D
-embedding in ``obsm["X_umap"]`` with the ten groups on a circle and the rare one in a tight spot of its own.
+embedding in ``obsm["X_umap"]`` with the ten groups on a circle and the rare one in a tight spot of its own. Each run
+serves a fresh copy of the file from a temporary folder, so that a selection saved by one run is not taken
+up by the next.
 
 ``paucity serve markers FILE --groupby cell_type`` runs as its own process (the ``paucity`` script beside this
 Python). *Start* is the time from starting it to the page's first settled screen (the printed address, then
@@ -262,7 +264,11 @@ def summary(values: list[float]) -> dict:
 def run(args) -> dict:
     from playwright.sync_api import sync_playwright
 
-    path = ensure_data(args.cells, args.genes)
+    made = ensure_data(args.cells, args.genes)
+    # every run on a fresh copy: the panel saves its selection into the file, and the next run would take it up
+    folder = Path(tempfile.mkdtemp(prefix="paucity-explorer-"))
+    path = folder / made.name
+    shutil.copy2(made, path)
     waited = wait_for_quiet(args.quiet_load, args.max_wait)
     report = {"cells": args.cells, "genes": args.genes, "rare_cells": max(1, round(args.cells * RARE_SHARE)),
               "file_bytes": path.stat().st_size, "machine": machine(), "waited_for_quiet_seconds": round(waited),
@@ -292,7 +298,7 @@ def run(args) -> dict:
             browser.close()
     if cache is not None:
         shutil.rmtree(cache, ignore_errors=True)
-    path.with_name(path.name + ".bak").unlink(missing_ok=True)
+    shutil.rmtree(folder, ignore_errors=True)
     report["load_average_after"] = os.getloadavg()
     return report
 

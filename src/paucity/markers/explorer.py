@@ -1080,10 +1080,10 @@ def _nearest_centroid_error(X, codes: np.ndarray, n_classes: int, fold: np.ndarr
     """One minus the mean accuracy over the folds of a nearest-centroid classifier trained on the other folds.
 
     The centroids of each fold come from the per-(fold, group) sums, and a cell's nearest centroid minimises
-    ``|c|^2 - 2 x.c``. ``X`` (cells x selected genes, sparse or dense) is read as a dense array of float64 when
-    that stays under 256 MB (8 bytes per cell and selected gene), else as it is. BLAS runs on one thread: these
-    products are thin (a few genes by a few groups), and a second thread on a busy machine only waits. Every
-    group needs cells outside every fold.
+    ``|c|^2 - 2 x.c``. A sparse ``X`` (cells x selected genes) stays sparse: the sums and the products cost a
+    pass over its stored values per group, where a dense copy would cost every cell and gene. A dense ``X`` is
+    multiplied with BLAS on one thread: these products are thin (a few genes by a few groups), and a second
+    thread on a busy machine only waits. Every group needs cells outside every fold.
 
     Examples
     --------
@@ -1093,23 +1093,20 @@ def _nearest_centroid_error(X, codes: np.ndarray, n_classes: int, fold: np.ndarr
     >>> float(_nearest_centroid_error(X, codes, 2, _stratified_folds(codes, 2, 5, 0)))
     0.0
     """
+    from contextlib import nullcontext
+
     from threadpoolctl import threadpool_limits
 
     n_folds = int(fold.max()) + 1
     n_codes = n_folds * n_classes
+    n = codes.shape[0]
     cell = fold * n_classes + codes
-    if X.shape[0] * X.shape[1] * 8 <= 2**28:
-        X = X.toarray() if sp.issparse(X) else X
-        X = np.asarray(X, dtype=np.float64)
-    else:
-        X = sp.csr_matrix(X, dtype=np.float64)
-    with threadpool_limits(1, user_api="blas"):
-        if sp.issparse(X):
-            sums = (sp.csr_matrix((np.ones(codes.shape[0]), (cell, np.arange(codes.shape[0]))),
-                                  shape=(n_codes, codes.shape[0])) @ X).toarray()
-        else:
-            sums = np.stack([np.bincount(cell, weights=X[:, j], minlength=n_codes) for j in range(X.shape[1])],
-                            axis=1)
+    sparse = sp.issparse(X)
+    X = sp.csr_matrix(X, dtype=np.float64) if sparse else np.asarray(X, dtype=np.float64)
+    with nullcontext() if sparse else threadpool_limits(1, user_api="blas"):
+        indicator = sp.csr_matrix((np.ones(n), (cell, np.arange(n))), shape=(n_codes, n))
+        sums = indicator @ X
+        sums = sums.toarray() if sp.issparse(sums) else np.asarray(sums)
         sizes = np.bincount(cell, minlength=n_codes).reshape(n_folds, n_classes).astype(np.float64)
         sums = sums.reshape(n_folds, n_classes, -1)
         accuracies = []
