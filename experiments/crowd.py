@@ -114,9 +114,9 @@ ALPHA = 4.0  # chosen by ``tune``
 TUNING_CHAIN = {"n_burnin": 300, "n_samples": 1500}
 
 TABLE3_1 = {"restarts": 10, "n_burnin": 2000, "n_samples": 20000, "n_queries": 100, "every": 200}
-QUICK = {"restarts": 2, "n_burnin": 100, "n_samples": 300, "n_queries": 4, "every": 20, "n_tasks": 300,
-         "n_test": 300, "n_gold": 20}
-PASSIVE = ("GOLD", "CONS", "BBMC")
+QUICK = {"restarts": 2, "n_burnin": 100, "n_samples": 300, "max_sweeps": 400, "n_queries": 4, "every": 20,
+         "n_tasks": 300, "n_test": 300, "n_gold": 20}
+PASSIVE = ("GOLD", "CONS", "BBMC", "BBMC-AUTO")  # BBMC-AUTO: BBMC's defaults, two chains until they agree
 ACTIVE = ("GOLD-ACT", "CONS-ACT", "RAND-ACT", "DIS-ACT", "MCMC-ACT", "BBMC-ACT")
 AGGREGATORS = ("DS", "GLAD")
 METHODS = (*PASSIVE, *AGGREGATORS, *ACTIVE)
@@ -286,12 +286,15 @@ def _scores(model, data) -> tuple[float, float]:
     return loglik, error
 
 
-def _bbmc(n_burnin, n_samples, random_state, n_factors=None, sigma=None, alpha=None):
+def _bbmc(n_burnin, n_samples, random_state, n_factors=None, sigma=None, alpha=None, max_sweeps=22000):
+    """The seed's setting: one chain of the given length (n_burnin="auto", n_samples="auto" for BBMC's defaults,
+    two chains run until they agree, at most ``max_sweeps`` sweeps)."""
     from paucity.crowd import BBMC
 
+    chains = {"n_chains": 1, "n_jobs": 1} if n_samples != "auto" else {"n_jobs": 1, "max_sweeps": max_sweeps}
     return BBMC(n_factors=N_FACTORS if n_factors is None else n_factors, alpha=ALPHA if alpha is None else alpha,
                 sigma=SIGMA if sigma is None else sigma, n_burnin=n_burnin, n_samples=n_samples,
-                random_state=random_state)
+                random_state=random_state, **chains)
 
 
 def crowdkit_errors(data, python=None) -> dict:
@@ -356,6 +359,10 @@ def run_method(method: str, restart: int, *, seed=SEED, sizes=None, crowdkit_pyt
     elif method == "BBMC":
         model = _bbmc(sizes["n_burnin"], sizes["n_samples"], state).fit(data["labels"], data["X"],
                                                                          researcher=RESEARCHER)
+    elif method == "BBMC-AUTO":
+        model = _bbmc("auto", "auto", _method_seed(seed, restart, "BBMC"),
+                      max_sweeps=sizes.get("max_sweeps", 22000)).fit(data["labels"], data["X"], researcher=RESEARCHER)
+
     else:
         strategy = STRATEGY[method]
         chains = strategy not in ("gold", "cons")
@@ -372,7 +379,9 @@ def run_method(method: str, restart: int, *, seed=SEED, sizes=None, crowdkit_pyt
         model, queries = result.model, len(result.queries)
     seconds = time.process_time() - started
     loglik, error = _scores(model, data)
+    sweeps = int(getattr(model, "n_sweeps_", 0))  # per chain, for the methods that run chains
     return [{**base, "method": method, "loglik": loglik, "error": error, "seconds": seconds, "queries": queries,
+             "sweeps": sweeps,
              "on": "test tasks"}]
 
 
