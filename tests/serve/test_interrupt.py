@@ -109,3 +109,41 @@ def test_kill_stops_the_server_and_ends_as_the_signal_does(tmp_path):
     served = Served("serve", "annotate", str(tmp_path / "photos.db"), "--items", str(items), "--budget", "5")
     served.process.terminate()
     assert served.process.wait(timeout=STOPS_WITHIN) == -signal.SIGTERM
+
+
+_IGNORING = textwrap.dedent(
+    """
+    import signal, sys
+    from starlette.applications import Starlette
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+    from paucity.serve.server import bind, serve, url_of
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # as a process started with SIGINT ignored has it
+    sock = bind("127.0.0.1", 0)
+    print(url_of(sock, "127.0.0.1"), flush=True)
+    try:
+        serve(Starlette(routes=[Route("/", lambda request: PlainTextResponse("up"))]), sock)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr, flush=True)
+        sys.exit(130)
+    """
+)
+
+
+def test_ctrl_c_stops_a_server_started_with_ctrl_c_ignored():
+    # a background job of a script, or the child of a process that ignores SIGINT, starts with it ignored, and
+    # Python then installs no KeyboardInterrupt handler: the server installs it for as long as it serves
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen([sys.executable, "-c", _IGNORING], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=env)
+    try:
+        url = process.stdout.readline().strip()
+        assert httpx.get(url, timeout=STOPS_WITHIN * 2).text == "up"
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=STOPS_WITHIN)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        pytest.fail("the server ignored Ctrl-C")
+    assert process.returncode == 130 and err.strip().splitlines()[-1] == "interrupted"

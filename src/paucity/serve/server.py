@@ -92,6 +92,10 @@ def serve(app, sock: socket.socket, *, log_level: str = "warning") -> None:
 
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, on_terminate) if main else None
+    # Ctrl-C raises KeyboardInterrupt here even when this process was started with SIGINT ignored (as a
+    # background job of a script is, or a child of a process that ignores it): Python installs its handler
+    # only where the signal was at its default, and the server would then never stop on Ctrl-C
+    interrupt = signal.signal(signal.SIGINT, signal.default_int_handler) if main else None
     thread.start()
     try:
         while thread.is_alive():
@@ -103,6 +107,7 @@ def serve(app, sock: socket.socket, *, log_level: str = "warning") -> None:
     finally:
         if main:
             signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+            signal.signal(signal.SIGINT, interrupt if interrupt is not None else signal.SIG_DFL)
     if terminated:
         signal.raise_signal(signal.SIGTERM)
 
