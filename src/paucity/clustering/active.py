@@ -16,7 +16,7 @@ from .backend import InMemoryBackend, LoopBackend
 from ._checks import check_n_items, check_pairs, check_values
 from .estimates import SimilarityEstimates
 from .loop import SHIFT_INVERT_BATCH, ActiveLoop, base_seed, new_loop, resolve_budget
-from .settings import constraints, estimator_init, hints, parameters_doc
+from .settings import constraints, estimator_init, fill_parameters_doc, hints
 from .store import MeasurementStore
 
 __all__ = ["ActiveSpectralClustering", "SHIFT_INVERT_BATCH"]
@@ -360,4 +360,4 @@ def _answers(oracle, pairs: np.ndarray) -> np.ndarray:
     return check_values(values, len(pairs), name="the oracle's answers", source=type(oracle).__name__)
 
 
-ActiveSpectralClustering.__doc__ = ActiveSpectralClustering.__doc__.replace("{settings}", parameters_doc("estimator"))
+ActiveSpectralClustering.__doc__ = fill_parameters_doc(ActiveSpectralClustering.__doc__, "{settings}", "estimator")

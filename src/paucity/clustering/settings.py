@@ -34,7 +34,7 @@ from .._constraints import BOOLEAN, RANDOM_STATE, Interval, Options, check_param
 
 __all__ = ["Setting", "SessionSettings", "SETTINGS", "STRATEGIES", "CUTS", "settings_for", "defaults",
            "constraints", "hints", "check_settings", "refuse_unknown", "parse_strategy", "parse_budget",
-           "parameters_doc", "estimator_init", "setting"]
+           "parameters_doc", "fill_parameters_doc", "estimator_init", "setting"]
 
 #: The strategies of the loop, as the library names them (seed 003: Algorithm 1, Algorithm 2, the baseline).
 STRATEGIES = ("iu_red", "shamir_tishby", "random")
@@ -243,8 +243,8 @@ class SessionSettings:
     )
     interleave: bool = _setting(
         default=False, constraints=(BOOLEAN,), kind=bool,
-        doc="Alternate the strategy's pairs with uniformly random ones (the measurements numbered 1, 3, 5, ... "
-            'from 0 are random), as the seed\'s "interleave" variants do.',
+        doc="Alternate the strategy's pairs with uniformly random ones (counting the measurements from 0, the "
+            'odd-numbered ones are random), as the seed\'s "interleave" variants do.',
         help="Alternate the strategy's pairs with random ones (the seed's interleave variants).",
     )
     budget: int | float = _setting(
@@ -434,6 +434,17 @@ def parameters_doc(scope: str, *, base: str = "    ") -> str:
     return lines[0] + "".join(f"\n{base}{line}" for line in lines[1:])
 
 
+def fill_parameters_doc(doc: str, placeholder: str, scope: str) -> str:
+    """``doc`` with the line ``placeholder`` replaced by :func:`parameters_doc`, indented as that line is.
+
+    Python 3.13 strips a docstring's common indentation when it compiles it, earlier versions keep it: the
+    entries follow the placeholder's own indentation, so numpydoc reads them as one entry each either way.
+    """
+    line = next(line for line in doc.splitlines() if line.strip() == placeholder)
+    base = line[: len(line) - len(line.lstrip())]
+    return doc.replace(placeholder, parameters_doc(scope, base=base))
+
+
 def _type_words(s: Setting, scope: str) -> str:
     options = next((c for c in s.constraints_for(scope) if isinstance(c, Options)), None)
     if options is not None:
@@ -445,7 +456,7 @@ def _type_words(s: Setting, scope: str) -> str:
     return {bool: "bool", int: "int", float: "float"}.get(s.kind, "str") + (" or None" if s.default is None else "")
 
 
-SessionSettings.__doc__ = SessionSettings.__doc__.replace("{attributes}", parameters_doc("session"))
+SessionSettings.__doc__ = fill_parameters_doc(SessionSettings.__doc__, "{attributes}", "session")
 
 
 def estimator_init(**extra):
