@@ -36,22 +36,35 @@ def split_rhat(draws) -> np.ndarray:
     >>> bool(split_rhat(stuck) > 1.5)
     True
     """
-    array = np.asarray(draws, dtype=np.float64)
-    scalar = array.ndim == 2
-    if scalar:
-        array = array[:, :, None]
-    n_chains, n_draws, n_parameters = array.shape
-    half = n_draws // 2
-    if half < 2:
-        result = np.full(n_parameters, np.nan)
-        return float(result[0]) if scalar else result
-    halves = np.concatenate([array[:, :half], array[:, n_draws - half:]], axis=0)
+    halves, n_parameters, scalar = _split(draws, least=2)
+    if halves is None:
+        return _shaped(np.full(n_parameters, np.nan), scalar)
+    half = halves.shape[1]
     means = halves.mean(axis=1)
     within = halves.var(axis=1, ddof=1).mean(axis=0)
     between_over_n = means.var(axis=0, ddof=1)
     pooled = (half - 1) / half * within + between_over_n
     with np.errstate(divide="ignore", invalid="ignore"):
         result = np.where(within > 0, np.sqrt(pooled / within), np.nan)
+    return _shaped(result, scalar)
+
+
+def _split(draws, least: int) -> tuple[np.ndarray | None, int, bool]:
+    """Every chain of ``draws`` cut into its first and second half (the middle draw of an odd length dropped):
+    the 2 x n_chains halves as (halves, draws, parameters), None where a half would have fewer than ``least``
+    draws; the number of parameters; and whether the draws were 2-D (one parameter, answered as a float)."""
+    array = np.asarray(draws, dtype=np.float64)
+    scalar = array.ndim == 2
+    if scalar:
+        array = array[:, :, None]
+    n_draws = array.shape[1]
+    half = n_draws // 2
+    if half < least:
+        return None, array.shape[2], scalar
+    return np.concatenate([array[:, :half], array[:, n_draws - half:]], axis=0), array.shape[2], scalar
+
+
+def _shaped(result: np.ndarray, scalar: bool):
     return float(result[0]) if scalar else result
 
 
@@ -91,16 +104,9 @@ def effective_sample_size(draws) -> np.ndarray:
     >>> float(effective_sample_size(walk)) < 50
     True
     """
-    array = np.asarray(draws, dtype=np.float64)
-    scalar = array.ndim == 2
-    if scalar:
-        array = array[:, :, None]
-    n_draws = array.shape[1]
-    half = n_draws // 2
-    if half < 4:
-        result = np.full(array.shape[2], np.nan)
-        return float(result[0]) if scalar else result
-    chains = np.concatenate([array[:, :half], array[:, n_draws - half:]], axis=0)  # (c, n, p)
+    chains, n_parameters, scalar = _split(draws, least=4)  # (c, n, p)
+    if chains is None:
+        return _shaped(np.full(n_parameters, np.nan), scalar)
     c, n, _ = chains.shape
     acov = _autocovariance(chains)
     within = acov[:, 0].mean(axis=0) * n / (n - 1)
@@ -117,4 +123,4 @@ def effective_sample_size(draws) -> np.ndarray:
         tau = -1.0 + 2.0 * total
         result = np.where((within > 0) & np.isfinite(tau), c * n / np.maximum(tau, 1.0 / np.log10(max(c * n, 10))),
                           np.nan)
-    return float(result[0]) if scalar else result
+    return _shaped(result, scalar)
