@@ -86,21 +86,29 @@ def _get(url: str) -> None:
         pass  # the server stopped without answering: expected
 
 
-def test_ctrl_c_does_not_wait_for_a_request_still_computing():
+def _interrupt_script(script: str, before, failure: str) -> None:
+    """Run ``script`` (a server that prints its URL, then says ``interrupted`` and exits 130 on Ctrl-C), call
+    ``before(process, url)``, send Ctrl-C, and check that it stops so within the guard."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    process = subprocess.Popen([sys.executable, "-c", _BLOCKED], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env=env)
     try:
-        url = process.stdout.readline().strip()
-        threading.Thread(target=_get, args=(url,), daemon=True).start()
-        assert process.stdout.readline().strip() == "computing"
+        before(process, process.stdout.readline().strip())
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=STOPS_WITHIN)
     except subprocess.TimeoutExpired:
         process.kill()
         process.communicate()
-        pytest.fail("the server waited for the request still computing")
+        pytest.fail(failure)
     assert process.returncode == 130 and err.strip().splitlines()[-1] == "interrupted"
+
+
+def test_ctrl_c_does_not_wait_for_a_request_still_computing():
+    def computing(process, url):
+        threading.Thread(target=_get, args=(url,), daemon=True).start()
+        assert process.stdout.readline().strip() == "computing"
+
+    _interrupt_script(_BLOCKED, computing, "the server waited for the request still computing")
 
 
 def test_kill_stops_the_server_and_ends_as_the_signal_does(tmp_path):
@@ -134,16 +142,7 @@ _IGNORING = textwrap.dedent(
 def test_ctrl_c_stops_a_server_started_with_ctrl_c_ignored():
     # a background job of a script, or the child of a process that ignores SIGINT, starts with it ignored, and
     # Python then installs no KeyboardInterrupt handler: the server installs it for as long as it serves
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    process = subprocess.Popen([sys.executable, "-c", _IGNORING], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=env)
-    try:
-        url = process.stdout.readline().strip()
+    def answering(process, url):
         assert httpx.get(url, timeout=STOPS_WITHIN * 2).text == "up"
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=STOPS_WITHIN)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.communicate()
-        pytest.fail("the server ignored Ctrl-C")
-    assert process.returncode == 130 and err.strip().splitlines()[-1] == "interrupted"
+
+    _interrupt_script(_IGNORING, answering, "the server ignored Ctrl-C")
