@@ -436,13 +436,14 @@ def validate_params(estimator) -> dict:
 
     Call it once at the top of ``fit``. Parameters without a declared
     constraint are not checked. A class may also declare
-    ``_parameter_hints = {name: "how to fix it"}``, appended to the message.
+    ``_parameter_hints = {name: "how to fix it"}``, appended to the message, and
+    ``_parameter_owner``, the name errors give it (its class's name otherwise).
     Returns the parameters, strings accepted by :class:`Options` in lower case.
     """
     constraints = getattr(type(estimator), "_parameter_constraints", {})
     hints = getattr(type(estimator), "_parameter_hints", {})
     params = estimator.get_params(deep=False)
-    owner = type(estimator).__name__
+    owner = getattr(type(estimator), "_parameter_owner", type(estimator).__name__)
     return {
         name: check_parameter(value, name, constraints[name], owner=owner, hint=hints.get(name))
         if name in constraints

@@ -17,10 +17,11 @@ from .adata import find_markers, select
 from .greedy import Selection, select_features
 from .objectives import METHODS, Objective, make_objective
 from .result import MarkerResult, get
-from .selector import InfoSelector
 from .stepwise import Stepwise
 
 __all__ = ["InfoSelector", "find_markers", "select", "get", "MarkerResult", "Stepwise", "MarkerExplorer", "Selection",
            "select_features", "make_objective", "Objective", "METHODS"]
 
-__getattr__, __dir__ = lazy_names(__name__, dict.fromkeys(("MarkerExplorer", "EXPLORER_METHODS", "EMBEDDINGS"), "explorer"))
+# InfoSelector loads scikit-learn: a command that only finds markers in a file does not pay for it
+__getattr__, __dir__ = lazy_names(__name__, {**dict.fromkeys(("MarkerExplorer", "EXPLORER_METHODS", "EMBEDDINGS"), "explorer"),
+                                             "InfoSelector": "selector"})

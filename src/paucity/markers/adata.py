@@ -16,7 +16,7 @@ from .._errors import ParameterError
 from .._validation import BOOLEAN, Instance, check_parameter, validate_params
 from .objectives import SUPERVISED
 from .result import DEFAULT_KEY, MarkerResult
-from .selector import InfoSelector
+from ._core import SelectorCore
 
 __all__ = ["find_markers", "select"]
 
@@ -94,7 +94,8 @@ def find_markers(
     """
     groupby = check_parameter(groupby, "groupby", [Instance(str, description="a column name"), None],
                               owner="find_markers")
-    selector = InfoSelector(method=method, n_features=n_features, mode=mode, n_bins=n_bins, prefilter=prefilter,
+    # the estimator's parameters, checks and search, without importing scikit-learn
+    selector = SelectorCore(method=method, n_features=n_features, mode=mode, n_bins=n_bins, prefilter=prefilter,
                             beta=beta, degree=degree, n_jobs=n_jobs, progress=progress)
     params = validate_params(selector)  # the estimator's checks, before anything is read
     method = params["method"]
