@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import gc
+import os
+import subprocess
+import sys
+import time
+
 import anndata
 import numpy as np
 import pandas as pd
@@ -156,7 +162,67 @@ def test_export_h5ad_keeps_a_backup_and_stores_the_table(explorer, h5ad_path):
     backup = anndata.read_h5ad(first["backup"])
     assert get(backup)["names"].tolist() == ["LYZ", "CD3E"]
     assert anndata.read_h5ad(h5ad_path).var["paucity_markers"].sum() == 3
-    assert sorted(p.name for p in h5ad_path.parent.iterdir()) == ["cells.h5ad", "cells.h5ad.bak"]
+    # beside them only hidden files of the explorer's own (the copy the next save changes, see below)
+    assert sorted(p.name for p in h5ad_path.parent.iterdir() if not p.name.startswith(".")) == \
+        ["cells.h5ad", "cells.h5ad.bak"]
+
+
+def _staged(path) -> list[str]:
+    return sorted(p.name for p in path.parent.iterdir() if p.name.startswith(f".{path.name}.paucity-staged-"))
+
+
+def _wait_for_staged(path) -> list[str]:
+    deadline = time.monotonic() + 30
+    while not _staged(path) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return _staged(path)
+
+
+def test_a_save_changes_a_copy_made_beforehand_which_is_removed_with_the_explorer(h5ad_path):
+    """The copy of the file that a save changes is made in the background when the explorer opens and after each
+    save (a person saving 400 MB waits for the entries, not for the copy); it goes when the explorer does."""
+    explorer = MarkerExplorer(anndata.read_h5ad(h5ad_path), "cell_type", path=h5ad_path)
+    first = _wait_for_staged(h5ad_path)
+    assert len(first) == 1 and f"-{os.getpid()}-" in first[0]
+    explorer.add("LYZ")
+    explorer.export_h5ad()
+    second = _wait_for_staged(h5ad_path)
+    assert len(second) == 1 and second != first  # the first became the file
+    assert get(anndata.read_h5ad(h5ad_path))["names"].tolist() == ["LYZ"]
+    del explorer
+    gc.collect()
+    assert _staged(h5ad_path) == []
+
+
+def test_a_copy_made_before_another_program_wrote_the_file_is_not_used(h5ad_path):
+    """What another program writes into the file after the copy was made is kept: the save copies the file anew."""
+    from paucity.io import update_h5ad
+
+    explorer = MarkerExplorer(anndata.read_h5ad(h5ad_path), "cell_type", path=h5ad_path)
+    assert _wait_for_staged(h5ad_path)
+    time.sleep(0.05)  # a file system's clock may be coarse: the write below must change the modification time
+    other = anndata.read_h5ad(h5ad_path)
+    other.uns["note"] = "written by someone else"
+    update_h5ad(h5ad_path, other, uns=["note"])
+    explorer.add("LYZ")
+    explorer.export_h5ad()
+    back = anndata.read_h5ad(h5ad_path)
+    assert str(back.uns["note"]) == "written by someone else"
+    assert get(back)["names"].tolist() == ["LYZ"]
+
+
+def test_copies_left_by_a_killed_server_are_removed_at_the_next_start(h5ad_path):
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = int(finished.stdout)
+    left = [h5ad_path.with_name(f".cells.h5ad.paucity-staged-{dead}-00000000"),
+            h5ad_path.with_name(f".cells.h5ad.bak.paucity-old-{dead}-00000000")]
+    alive = h5ad_path.with_name(f".cells.h5ad.paucity-staged-{os.getppid()}-00000000")  # a running process's
+    for path in [*left, alive]:
+        path.write_bytes(b"copy")
+    explorer = MarkerExplorer(anndata.read_h5ad(h5ad_path), "cell_type", path=h5ad_path)
+    assert not any(path.exists() for path in left)
+    assert alive.exists()
+    del explorer
 
 
 def test_export_without_a_file_is_refused(adata):

@@ -11,7 +11,8 @@
 - :func:`atomic_path`, :func:`write_csv`, :func:`write_text`,
   :func:`write_figure`, :func:`check_output_path` (:mod:`paucity.io.files`):
   writes that leave nothing behind when they fail, and a check of an output
-  path before any work.
+  path before any work; :class:`StagedCopy` and :func:`remove_later`, which take
+  a large file's copy and removal out of the time a person waits for a save.
 - :func:`neutralize_formulas`, :func:`csv_text` (:mod:`paucity.io.files`):
   text cells that a spreadsheet would run as formulas get a leading ``'`` in
   every CSV paucity writes (:func:`write_csv` applies it);
@@ -31,6 +32,8 @@ __all__ = [
     "read_frame",
     "read_header",
     "atomic_path",
+    "StagedCopy",
+    "remove_later",
     "check_output_path",
     "write_csv",
     "csv_text",
@@ -49,6 +52,8 @@ _HOME = {
     "read_frame": "tables",
     "read_header": "tables",
     "atomic_path": "files",
+    "StagedCopy": "files",
+    "remove_later": "files",
     "check_output_path": "files",
     "write_csv": "files",
     "csv_text": "files",

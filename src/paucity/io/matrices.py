@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import inspect
 import io
+import os
 from pathlib import Path
 
 import anndata
@@ -143,7 +144,7 @@ def write_h5ad(adata: anndata.AnnData, path) -> None:
         adata.write_h5ad(tmp)
 
 
-def update_h5ad(path, adata: anndata.AnnData, *, uns=(), var=()) -> None:
+def update_h5ad(path, adata: anndata.AnnData, *, uns=(), var=(), staged=None) -> None:
     """Write the entries ``uns`` of ``adata.uns`` and the columns ``var`` of ``adata.var`` into the ``.h5ad`` at
     ``path``, leaving everything else in the file as it is there, atomically.
 
@@ -163,6 +164,10 @@ def update_h5ad(path, adata: anndata.AnnData, *, uns=(), var=()) -> None:
         Keys of ``adata.uns`` to write (a key missing from ``adata.uns`` is removed from the file).
     var : sequence of str
         Columns of ``adata.var`` to write (a column missing from ``adata.var`` is removed from the file).
+    staged : path-like, optional
+        A copy of the file, made beforehand in the same folder while the file was as it is now
+        (:meth:`paucity.io.StagedCopy.take` hands one over): it is changed and renamed onto the file
+        instead of a copy made now, so the write costs the entries only. It is consumed either way.
 
     Raises
     ------
@@ -188,8 +193,11 @@ def update_h5ad(path, adata: anndata.AnnData, *, uns=(), var=()) -> None:
     path = Path(path)
     uns, var = list(uns), list(var)
     with atomic_path(path) as tmp:
+        if staged is not None:
+            os.replace(staged, tmp)  # the same folder: a rename; a failure below removes it with tmp
         with reading(path, "an h5ad file"):
-            shutil.copy2(path, tmp)
+            if staged is None:
+                shutil.copy2(path, tmp)
             handle = h5py.File(tmp, "r+")
         with handle:
             with reading(path, "an h5ad file"):

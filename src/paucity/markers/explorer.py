@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import numbers
 import os
+import secrets
 import shlex
 import shutil
 import threading
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -214,6 +216,8 @@ class MarkerExplorer:
         self._saved: dict[str, tuple | None] = {}  # per key: the selection as this explorer found or last saved it
         self._journal = None if self._path is None else journal_path(self._path)
         self._journal_error: str | None = None
+        self._staged = None  # the copy of the file that the next save changes (see _stage)
+        self._staged_finalizer = None
         self._target_of(self._target_key(method, None))  # the first scores are ready before the page opens
         #: What became of the selection saved in the file (None when it holds none, or when the journal's was taken).
         self.restored = None
@@ -225,6 +229,11 @@ class MarkerExplorer:
             self._recover(entry)
         else:
             self.restored = saved
+        if self._path is not None and self._path.exists():
+            from ..io import StagedCopy
+
+            StagedCopy.remove_stale(self._path)  # copies a killed server left
+            self._stage()
         found = self.recovered  # said where a person sees it: the command line prints it as a warning line
         if found is not None and found["recovered"]:
             warn(f"took up the unsaved selection of {found['n_genes']} gene(s) kept in {found['journal']} (its server "
@@ -515,7 +524,11 @@ class MarkerExplorer:
         a free key. The previous file is kept as ``<name>.h5ad.bak`` (a hard
         link to it where the file system has them, else a copy); the new one
         is written to a temporary file that then replaces the old one
-        (:func:`os.replace`), so a crash leaves either version whole. Only
+        (:func:`os.replace`), so a crash leaves either version whole. That
+        file is a copy made in the background when the explorer opened or
+        last saved (:class:`paucity.io.StagedCopy`, a hidden file beside the
+        data), so saving does not wait for a copy of the whole file; if the
+        file changed since, it is copied now. Only
         ``uns[key]`` and the columns ``var[key]``, ``var[key + "_score"]``
         change in the file (:func:`paucity.io.update_h5ad`): what another
         page or program stored there meanwhile is kept. The journal of
@@ -526,7 +539,7 @@ class MarkerExplorer:
         dict
             ``{"path", "backup", "n_genes", "key"}``.
         """
-        from ..io import atomic_path, update_h5ad, write_h5ad
+        from ..io import atomic_path, remove_later, update_h5ad, write_h5ad
 
         key = self._key if key is None else check_parameter(key, "key", [Instance(str, description="a string")],
                                                               owner="export")
@@ -546,18 +559,33 @@ class MarkerExplorer:
             result.write(self._adata, key)
             backup = self._path.with_name(self._path.name + ".bak")
             if self._path.exists():
+                # the previous backup keeps a second name while it is replaced, and is removed in the background:
+                # freeing a large file's blocks is not the person's wait
+                previous = backup.with_name(f".{backup.name}.paucity-old-{os.getpid()}-{secrets.token_hex(4)}")
+                try:
+                    os.link(backup, previous)
+                except OSError:  # no backup yet, or no hard links here
+                    previous = None
                 with atomic_path(backup) as tmp:
                     try:  # the file is replaced whole below, so the backup may be the old file itself
                         os.link(self._path, tmp)
                     except OSError:  # a file system without hard links
                         shutil.copy2(self._path, tmp)
+                if previous is not None:
+                    remove_later(previous)
+                staged, self._staged = (None if self._staged is None else self._staged.take()), None
+                if self._staged_finalizer is not None:
+                    self._staged_finalizer.detach()  # the copy is update_h5ad's now
+                    self._staged_finalizer = None
                 # only this key's entries change: what another page or program saved in the file meanwhile stays
                 try:
-                    update_h5ad(self._path, self._adata, uns=[key], var=[key, f"{key}_score"])
+                    update_h5ad(self._path, self._adata, uns=[key], var=[key, f"{key}_score"], staged=staged)
                 except BaseException:  # the file stays as it was: its backup must not be the same file
                     with atomic_path(backup) as tmp:
                         shutil.copy2(self._path, tmp)
                     raise
+                finally:
+                    self._stage()  # the copy that the next save changes, made while the person goes on
             else:
                 write_h5ad(self._adata, self._path)
             self._saved[key] = tuple(result.names)
@@ -897,6 +925,18 @@ class MarkerExplorer:
         self._log("recover", None, None)
         self.recovered = {"recovered": True, "n_genes": len(self._selection), "journal": self._journal.name,
                           "reason": "; ".join(notes) or None}
+
+    def _stage(self) -> None:
+        """Begin copying the file in the background (:class:`paucity.io.StagedCopy`): the next save changes that
+        copy and renames it onto the file, so a person saving waits for the entries written, not for a copy of
+        the whole file (0.13 s per 400 MB). The copy is removed when the explorer is collected or the program
+        ends, and at the next start when the program was killed."""
+        from ..io import StagedCopy
+
+        if self._staged_finalizer is not None:
+            self._staged_finalizer()  # a copy not taken (a failed save): removed before the next one is made
+        self._staged = StagedCopy(self._path).start()
+        self._staged_finalizer = weakref.finalize(self, self._staged.discard)
 
     def _write_journal(self) -> None:
         """Write the selection to the journal, atomically (called under the lock after every change)."""
