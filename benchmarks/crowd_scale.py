@@ -7,6 +7,7 @@ otherwise idle machine::
     python benchmarks/crowd_scale.py --tasks 100000           # 1,000,000 labels
     python benchmarks/crowd_scale.py --max-sweeps 2000        # cap the open length (the default is pool's: 22,000)
     python benchmarks/crowd_scale.py --quick                  # 2,000 tasks, a check in seconds
+    python benchmarks/crowd_scale.py --modes 1,2,3            # where single chains from these seeds settle
 
 The crowd: ``--tasks`` tasks x 10 labels from 500 labelers, 5 standard normal features; half the labelers
 answer by the researcher's rule (probit, unit noise), a quarter lean one way and a quarter another; the
@@ -16,7 +17,12 @@ labels' features, so it follows the crowd. The profile times each step of the sw
 and says what a sweep costs per label and per task. Wall-clock and process time, the peak resident memory of
 this process, and the load average before and after are recorded.
 
-Writes ``benchmarks/results/crowd_scale_<labels>.json``.
+``--modes`` runs one chain per seed (the sampler's own sweep, ``--mode-sweeps`` of them, one after another in
+this thread) and says where each settles: the researcher's row of Z, how many labelers hold each factor, the
+size of her weights |beta_r| over the second half and their cosine with her rule, and the log-likelihood of
+her gold labels under her weights at the end.
+
+Writes ``benchmarks/results/crowd_scale_<labels>.json`` (``--modes``: ``crowd_scale_modes_<labels>.json``).
 """
 
 from __future__ import annotations
@@ -103,6 +109,47 @@ def profile(labels, X, *, n_sweeps: int, n_factors: int = 4) -> dict:
             "gold_labels": int(data.pointer[researcher + 1] - data.pointer[researcher])}
 
 
+def modes(labels, X, *, seeds, n_sweeps: int, n_factors: int = 4) -> list[dict]:
+    """One chain per seed from the sampler's usual start: where it settles (see the module docstring)."""
+    from scipy.special import log_ndtr
+
+    from paucity.crowd.gibbs import initial_state, prepare, sweep
+    from paucity.crowd.labels import align_features
+
+    features, _ = align_features(labels, X)
+    task, labeler, sign = labels.triples()
+    data = prepare(features, task, labeler, sign, labels.n_labelers)
+    researcher = labels.labeler_index("researcher")
+    first, last = data.pointer[researcher], data.pointer[researcher + 1]
+    gold_features, gold_signs = data.features[first:last], data.sign[first:last]
+    rows = np.array([researcher], dtype=np.int64)
+    found = []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        state = initial_state(data, n_factors, 1.0, rng)
+        scratch = np.empty((3, data.task.size))
+        sizes, wall = [], time.perf_counter()
+        for _ in range(n_sweeps):
+            state = sweep(data, state, alpha=1.0, sigma=1.0, rng=rng, fix_assignments=False, scratch=scratch, rows=rows)
+            sizes.append(float(np.linalg.norm(state.Z[researcher] @ state.gamma)))
+        beta = state.Z[researcher] @ state.gamma
+        holders = state.Z.sum(axis=0) - state.Z[researcher]
+        found.append({
+            "seed": seed, "n_sweeps": n_sweeps, "seconds": time.perf_counter() - wall,
+            "her_row": state.Z[researcher].astype(int).tolist(),
+            "holders_besides_her": holders.astype(int).tolist(),
+            "private_factors": int(((state.Z[researcher] == 1) & (holders == 0)).sum()),
+            "beta_size_mean": float(np.mean(sizes[n_sweeps // 2:])), "beta_size_sd": float(np.std(sizes[n_sweeps // 2:])),
+            "cosine_with_rule": float(beta @ RULE / np.linalg.norm(beta) / np.linalg.norm(RULE)),
+            "gold_log_likelihood": float(log_ndtr(gold_signs * (gold_features @ beta)).sum()),
+        })
+        print(f"seed {seed}: her row {found[-1]['her_row']}, holders besides her {found[-1]['holders_besides_her']}, "
+              f"|beta_r| {found[-1]['beta_size_mean']:.2f} (sd {found[-1]['beta_size_sd']:.2f}), cosine with her rule "
+              f"{found[-1]['cosine_with_rule']:.3f}, log-likelihood of her gold labels "
+              f"{found[-1]['gold_log_likelihood']:.1f}", flush=True)
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=20000, help="tasks, 10 labels each (default 20,000)")
@@ -111,6 +158,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-pool", action="store_true", help="Dawid–Skene and the profile only")
     parser.add_argument("--quick", action="store_true", help="2,000 tasks and 400 sweeps at most: a check")
+    parser.add_argument("--modes", help="seeds (comma-separated): one chain each, and where it settles")
+    parser.add_argument("--mode-sweeps", type=int, default=600, help="sweeps of each --modes chain (default 600)")
     args = parser.parse_args()
     if args.quick:
         args.tasks, args.max_sweeps, args.profile_sweeps = 2000, 400, 5
@@ -126,6 +175,16 @@ def main() -> None:
     print(f"{n_labels} labels on {labels.n_tasks} tasks from {labels.n_labelers - 1} labelers and the researcher "
           f"(label matrix built in {build_seconds:.1f} s)", flush=True)
     rule = pd.Series(truth, index=X.index)
+    if args.modes:
+        seeds = [int(seed) for seed in args.modes.split(",")]
+        report = {"machine": machine(), "load_average_before": load_before, "n_labels": n_labels, "seed": args.seed,
+                  "modes": modes(labels, X, seeds=seeds, n_sweeps=args.mode_sweeps),
+                  "load_average_after": os.getloadavg()}
+        from paucity.io import write_text
+
+        write_text(json.dumps(report, indent=1, default=float),
+                   ROOT / "benchmarks" / "results" / f"crowd_scale_modes_{n_labels}.json")
+        return
     ds, ds_wall, ds_cpu = _timed(lambda: aggregate(labels, method="dawid_skene", exclude="researcher"))
     ds_accuracy = float((ds["label"] == rule.reindex(ds.index)).mean())
     print(f"Dawid–Skene: {ds_wall:.1f} s wall, accuracy {ds_accuracy:.4f} against her rule", flush=True)
