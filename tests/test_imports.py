@@ -14,6 +14,11 @@ CAPABILITIES = ["paucity", "paucity.info", "paucity.markers", "paucity.ranking",
                 "paucity.serve", "paucity.gp"]
 
 
+def _runs_in_a_fresh_interpreter(code: str) -> None:
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
 def test_import_loads_neither_anndata_nor_dask():
     """The capabilities imported one after another in one fresh interpreter, checked after each import: modules are
     only ever added, so the first capability after which a library is loaded is the one that loads it."""
@@ -24,8 +29,7 @@ def test_import_loads_neither_anndata_nor_dask():
         "    loaded = [m for m in ('anndata', 'dask', 'distributed', 'scanpy') if m in sys.modules]\n"
         "    assert not loaded, (module, loaded)\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+    _runs_in_a_fresh_interpreter(code)
 
 
 def test_a_clustering_session_and_the_command_line_load_no_scikit_learn():
@@ -39,8 +43,7 @@ def test_a_clustering_session_and_the_command_line_load_no_scikit_learn():
         "import sklearn.exceptions\n"
         "assert issubclass(NotFittedError, sklearn.exceptions.NotFittedError)\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+    _runs_in_a_fresh_interpreter(code)
 
 
 def test_finding_markers_in_a_file_loads_no_scikit_learn(tmp_path):
@@ -69,8 +72,7 @@ def test_finding_markers_in_a_file_loads_no_scikit_learn(tmp_path):
         "chosen = InfoSelector(n_features=2).fit(X, groups).selected_.tolist()\n"
         "assert pd.read_csv(out)['feature_index'].tolist() == chosen, (pd.read_csv(out), chosen)\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+    _runs_in_a_fresh_interpreter(code)
 
 
 # --- the import graph of the package, read from the source -----------------------------------------------
