@@ -30,7 +30,7 @@ from .._validation import (
 from ..info.counts import BinnedMatrix
 from ..info.discretize import N_BINS, discretize_validated
 from .greedy import select_features
-from .objectives import METHODS, SUPERVISED, make_objective
+from .objectives import METHODS, make_objective
 
 __all__ = ["SelectorCore", "SHOWN_NAMES"]
 

@@ -13,6 +13,7 @@ from .objectives import SUPERVISED
 
 __all__ = ["InfoSelector"]
 
+
 class InfoSelector(SelectorMixin, BaseEstimator, SelectorCore):
     """Select features that together explain the labels, by greedy information-theoretic search.
 
