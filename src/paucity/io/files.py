@@ -16,6 +16,7 @@ return) is written with a leading ``'``, and paucity's readers remove it again
 
 from __future__ import annotations
 
+import glob
 import os
 import secrets
 import shutil
@@ -254,7 +255,7 @@ class StagedCopy:
         path = Path(path)
         removed = []
         for prefix in (f".{path.name}.paucity-staged-", f".{path.name}.bak.paucity-old-"):
-            for found in path.parent.glob(prefix.replace("[", "[[]") + "*"):
+            for found in path.parent.glob(glob.escape(prefix) + "*"):
                 pid = found.name[len(prefix):].partition("-")[0]
                 if pid.isdigit() and not _alive(int(pid)):
                     found.unlink(missing_ok=True)

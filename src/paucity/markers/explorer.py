@@ -1123,11 +1123,12 @@ def _nearest_centroid_error(X, codes: np.ndarray, n_classes: int, fold: np.ndarr
     """One minus the mean accuracy over the folds of a nearest-centroid classifier trained on the other folds.
 
     The centroids of each fold come from the per-(fold, group) sums, and a cell's nearest centroid minimises
-    ``|c|^2 - 2 x.c``. A sparse ``X`` (cells x selected genes) stays sparse: the sums and the products cost a
-    pass over its stored values (:func:`_sparse_nearest_centroid_error`), where a dense copy would cost every
-    cell and gene. A dense ``X`` is
-    multiplied with BLAS on one thread: these products are thin (a few genes by a few groups), and a second
-    thread on a busy machine only waits. Every group needs cells outside every fold.
+    ``|c|^2 - 2 x.c``. ``X`` (cells x selected genes, sparse or dense) is read as a CSC matrix in one pass over
+    its stored values: the sums are a weighted count per gene; each cell's products with the centroids of the
+    fold it is tested in are added up from the stored values (:mod:`paucity.markers._kernels`), and every
+    fold is scored in the same pass. No row of X is sliced: at a million cells, slicing each fold's rows and
+    multiplying them took 0.2 s of the page's wait after every change. Every group needs cells outside every
+    fold.
 
     Examples
     --------
@@ -1137,48 +1138,20 @@ def _nearest_centroid_error(X, codes: np.ndarray, n_classes: int, fold: np.ndarr
     >>> float(_nearest_centroid_error(X, codes, 2, _stratified_folds(codes, 2, 5, 0)))
     0.0
     """
+    from ._kernels import centroid_products, nearest_centroid_hits
+
+    X = sp.csc_matrix(X, dtype=np.float64)
+    if not X.has_sorted_indices:
+        X = X.sorted_indices()
     n_folds = int(fold.max()) + 1
     n_codes = n_folds * n_classes
     cell = fold * n_classes + codes
     sizes = np.bincount(cell, minlength=n_codes).reshape(n_folds, n_classes).astype(np.float64)
-    if sp.issparse(X):
-        return _sparse_nearest_centroid_error(sp.csc_matrix(X, dtype=np.float64), codes, n_classes, fold, cell, sizes)
-    from threadpoolctl import threadpool_limits
-
-    n = codes.shape[0]
-    X = np.asarray(X, dtype=np.float64)
-    with threadpool_limits(1, user_api="blas"):
-        indicator = sp.csr_matrix((np.ones(n), (cell, np.arange(n))), shape=(n_codes, n))
-        sums = np.asarray(indicator @ X).reshape(n_folds, n_classes, -1)
-        accuracies = []
-        for f in range(n_folds):
-            trained = sizes.sum(axis=0) - sizes[f]
-            centroids = (sums.sum(axis=0) - sums[f]) / trained[:, None]
-            rows = np.flatnonzero(fold == f)
-            products = X[rows] @ np.ascontiguousarray(centroids.T)
-            distances = (centroids * centroids).sum(axis=1)[None, :] - 2.0 * products
-            accuracies.append(float(np.mean(np.argmin(distances, axis=1) == codes[rows])))
-    return float(1.0 - np.mean(accuracies))
-
-
-def _sparse_nearest_centroid_error(X, codes, n_classes: int, fold, cell, sizes) -> float:
-    """:func:`_nearest_centroid_error` on a CSC matrix, in one pass over its stored values.
-
-    The per-(fold, group) sums are a weighted count per gene; each cell's products with the centroids of the
-    fold it is tested in are added up from the stored values (:mod:`paucity.markers._kernels`), and every
-    fold is scored in the same pass. No row of X is sliced: at a million cells, slicing each fold's rows and
-    multiplying them took 0.2 s of the page's wait after every change.
-    """
-    from ._kernels import centroid_products, nearest_centroid_hits
-
-    if not X.has_sorted_indices:
-        X = X.sorted_indices()
-    n_folds = sizes.shape[0]
     n, k = X.shape
-    sums = np.empty((n_folds * n_classes, k))
+    sums = np.empty((n_codes, k))
     for j in range(k):
         rows, values = X.indices[X.indptr[j]:X.indptr[j + 1]], X.data[X.indptr[j]:X.indptr[j + 1]]
-        sums[:, j] = np.bincount(cell[rows], weights=values, minlength=n_folds * n_classes)
+        sums[:, j] = np.bincount(cell[rows], weights=values, minlength=n_codes)
     sums = sums.reshape(n_folds, n_classes, k)
     trained = sizes.sum(axis=0)[None, :] - sizes  # (fold, group): the group's cells outside the fold
     centroids = np.ascontiguousarray((sums.sum(axis=0)[None] - sums) / trained[:, :, None])  # (fold, group, gene)
