@@ -1,14 +1,23 @@
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paucity.info import BinnedMatrix, candidate_interactions
+from paucity.info import counts
 from paucity.info.counts import PairCounter
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**31), st.booleans())
-def test_pair_counts_equal_full_counts_to_the_bit(seed, with_labels):
+@given(st.integers(0, 2**31), st.booleans(), st.sampled_from([0, 1 << 20]))
+def test_pair_counts_equal_full_counts_to_the_bit(seed, with_labels, row_order_bytes):
+    # 0: every table is filled slab by slab; 1 MiB: these small ones in the rows' own order
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(counts, "ROW_ORDER_TABLE_BYTES", row_order_bytes)
+        check_pair_counts(seed, with_labels)
+
+
+def check_pair_counts(seed, with_labels):
     rng = np.random.default_rng(seed)
     n, m, n_classes = int(rng.integers(2, 120)), int(rng.integers(1, 8)), int(rng.integers(1, 5))
     X = (rng.integers(0, 5, (n, m)) * (rng.random((n, m)) < rng.random())).astype(np.uint8)

@@ -464,3 +464,23 @@ def test_the_cross_validation_is_scikit_learns_nearest_centroid_on_stratified_fo
         accuracies.append(np.mean(model.predict(X[test].toarray()) == codes[test]))
     assert _nearest_centroid_error(X, codes, 4, fold) == pytest.approx(1 - np.mean(accuracies), abs=1e-12)
     assert _nearest_centroid_error(X.toarray(), codes, 4, fold) == pytest.approx(1 - np.mean(accuracies), abs=1e-12)
+
+
+def test_the_cross_validation_reads_the_chosen_genes_in_place_and_keeps_their_sums():
+    """Genes chosen from the whole matrix give the error of the matrix of those genes alone, and the sums kept
+    from one call serve the next (a selection one gene larger) without changing its answer."""
+    import scipy.sparse as sp
+
+    from paucity.markers.explorer import _nearest_centroid_error, _stratified_folds
+
+    rng = np.random.default_rng(5)
+    codes = rng.integers(0, 3, 2000)
+    X = sp.random(2000, 8, density=0.3, random_state=6, format="csc", dtype=np.float32) * 4
+    X = sp.csc_matrix(X + sp.csc_matrix(np.outer(codes == 1, [0, 2, 0, 0, 1, 0, 0, 3]).astype(np.float32)))
+    fold = _stratified_folds(codes, 3, 5, 1)
+    kept: dict = {}
+    for columns in ([7, 1], [1, 4, 7], [0, 4, 1, 7]):
+        alone = _nearest_centroid_error(X[:, sorted(columns)], codes, 3, fold)
+        assert _nearest_centroid_error(X, codes, 3, fold, columns=columns, kept_sums=kept) == alone
+        assert _nearest_centroid_error(X.toarray(), codes, 3, fold, columns=columns) == alone
+    assert sorted(kept) == [0, 1, 4, 7]

@@ -252,6 +252,14 @@ def _count_entropies(binned, fixed, radices, columns, subsets, keys, cache, fold
         cache[key] = out[:, q].copy()
 
 
+#: A chunk's table of pair counts up to this size is filled in the rows' own order, reading the row-major bins
+#: as one stream; a larger one slab by slab (the rows of one bin of the new feature and one label at a time),
+#: so that the part being added to stays in the cache. On a 2-core Xeon (2 MiB of L2 per core) the rows' own
+#: order took 79 ms where slab order took 159 ms (a million rows, 2,000 genes, 11 groups: a 0.86 MiB table),
+#: and slab order won from about 2 MiB (50,000 rows, 5,000 genes, 10 groups: 4.3 ms against 6.2 ms).
+ROW_ORDER_TABLE_BYTES = 1 << 20
+
+
 class PairCounter:
     """Bivariate counts of every column with a newly chosen feature, touching only its rows.
 
@@ -322,16 +330,19 @@ class PairCounter:
         row_bins = binned.data[start:stop]
         row_codes = self.labels[rows]
         n_bins = binned.n_bins
-        # visit the rows slab by slab (same bin of s, same label), so that each
-        # slab of the tables stays in cache while its rows are added
-        order = np.argsort((row_bins.astype(np.int64) - 1) * self.n_codes + row_codes, kind="stable")
-        rows, row_bins, row_codes = rows[order], row_bins[order], row_codes[order]
+        slabs = (row_bins.astype(np.int64) - 1) * self.n_codes + row_codes
         count_s = np.zeros((n_bins, self.n_codes), dtype=np.int64)
-        np.add.at(count_s, (row_bins.astype(np.int64), row_codes), 1)
+        count_s[1:] = np.bincount(slabs, minlength=(n_bins - 1) * self.n_codes).reshape(n_bins - 1, self.n_codes)
         # a cell counts rows of one slab (bin of s, label): 16 bits hold it when no slab is larger,
         # and halve the tables the pass scatters into
         counter_type = np.uint16 if count_s[1:].max(initial=0) < 2**16 else np.int32
-        pairs = np.zeros((self.n_chunks, (n_bins - 1) * self.n_codes * binned.n_features * n_bins), dtype=counter_type)
+        size = (n_bins - 1) * self.n_codes * binned.n_features * n_bins
+        if size * np.dtype(counter_type).itemsize > ROW_ORDER_TABLE_BYTES:
+            # visit the rows slab by slab (same bin of s, same label), so that each
+            # slab of a table too large for the cache stays there while its rows are added
+            order = np.argsort(slabs, kind="stable")
+            rows, row_bins, row_codes = rows[order], row_bins[order], row_codes[order]
+        pairs = np.zeros((self.n_chunks, size), dtype=counter_type)
         _kernels.pair_tables(
             self.indptr_r, self.cells_r, rows, row_bins, row_codes, binned.n_features * n_bins, self.n_codes, pairs
         )

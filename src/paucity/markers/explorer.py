@@ -212,6 +212,7 @@ class MarkerExplorer:
         self._cv_lock, self._cv_latest = threading.Lock(), 0
         self._cv_cache: OrderedDict = OrderedDict()  # (set of genes, folds, seed) -> error: undo and reorder are free
         self._cv_folds: dict = {}  # (folds, seed) -> the fold of every cell
+        self._cv_sums: dict = {}  # (folds, seed) -> {gene: its sums per (fold, group)}, kept for the next selection
         self._saved: dict[str, tuple | None] = {}  # per key: the selection as this explorer found or last saved it
         self._journal = None if self._path is None else journal_path(self._path)
         self._journal_error: str | None = None
@@ -708,8 +709,9 @@ class MarkerExplorer:
                 if (folds, random_state) not in self._cv_folds:
                     self._cv_folds[(folds, random_state)] = _stratified_folds(self._codes, len(self._groups), folds,
                                                                               random_state)
-                error = _nearest_centroid_error(self._expression[:, sorted(features)], self._codes,
-                                                len(self._groups), self._cv_folds[(folds, random_state)])
+                error = _nearest_centroid_error(self._expression, self._codes, len(self._groups),
+                                                self._cv_folds[(folds, random_state)], columns=sorted(features),
+                                                kept_sums=self._cv_sums.setdefault((folds, random_state), {}))
                 self._cv_cache[key] = error
                 while len(self._cv_cache) > MAX_UNDO:
                     self._cv_cache.popitem(last=False)
@@ -999,9 +1001,14 @@ class MarkerExplorer:
 
         compiled = compile_seconds()
         self._step_and_back(self._search())
-        # the cross-validation's kernels too: the page asks for it after the first change
-        tiny = sp.csc_matrix(np.array([[1.0], [0.0], [2.0], [0.0]]))
-        _nearest_centroid_error(tiny, np.array([0, 0, 1, 1]), 2, np.array([0, 1, 0, 1]))
+        # the cross-validation's kernel too, on the expression itself (its types, and the serial or parallel
+        # dispatcher of its size): the page asks for it after the first change
+        counts = np.bincount(self._codes, minlength=len(self._groups))
+        if counts.min() >= 2:
+            fold = np.arange(self._codes.shape[0]) % 2
+            for group in range(len(self._groups)):  # each group in both folds
+                fold[np.flatnonzero(self._codes == group)[:2]] = [0, 1]
+            _nearest_centroid_error(self._expression, self._codes, len(self._groups), fold, columns=[0])
         if compile_seconds() == compiled:  # loaded from the cache: the others are there too
             return
         others = [("entropy2", "unsupervised")]
@@ -1119,16 +1126,20 @@ def _stratified_folds(codes: np.ndarray, n_classes: int, n_folds: int, random_st
     return fold
 
 
-def _nearest_centroid_error(X, codes: np.ndarray, n_classes: int, fold: np.ndarray) -> float:
+def _nearest_centroid_error(X, codes: np.ndarray, n_classes: int, fold: np.ndarray, columns=None,
+                            kept_sums: dict | None = None) -> float:
     """One minus the mean accuracy over the folds of a nearest-centroid classifier trained on the other folds.
 
+    The classifier reads the genes ``columns`` of ``X`` (cells x genes, sparse or dense; every gene when None).
     The centroids of each fold come from the per-(fold, group) sums, and a cell's nearest centroid minimises
-    ``|c|^2 - 2 x.c``. ``X`` (cells x selected genes, sparse or dense) is read as a CSC matrix in one pass over
-    its stored values: the sums are a weighted count per gene; each cell's products with the centroids of the
-    fold it is tested in are added up from the stored values (:mod:`paucity.markers._kernels`), and every
-    fold is scored in the same pass. No row of X is sliced: at a million cells, slicing each fold's rows and
-    multiplying them took 0.2 s of the page's wait after every change. Every group needs cells outside every
-    fold.
+    ``|c|^2 - 2 x.c``. A CSC matrix is read where it lies, in two passes over the chosen genes' stored values:
+    the sums are a weighted count per gene; each cell's products with the centroids of the fold it is tested
+    in are added up block by block of cells, and every fold is scored in the same pass
+    (:func:`paucity.markers._kernels.nearest_centroid_hits`). No row or column of X is copied: at a million
+    cells, slicing the selected genes, widening their values and keeping every cell's products took 0.1 s of
+    the page's wait after every change. ``kept_sums`` (a dict, filled as it goes) keeps each gene's sums per
+    (fold, group) for the next call with the same ``X``, codes and folds: a selection one gene larger then sums
+    one gene. Every group needs cells outside every fold.
 
     Examples
     --------
@@ -1138,30 +1149,39 @@ def _nearest_centroid_error(X, codes: np.ndarray, n_classes: int, fold: np.ndarr
     >>> float(_nearest_centroid_error(X, codes, 2, _stratified_folds(codes, 2, 5, 0)))
     0.0
     """
-    from ._kernels import centroid_products, nearest_centroid_hits
+    import numba
 
-    X = sp.csc_matrix(X, dtype=np.float64)
-    if not X.has_sorted_indices:
-        X = X.sorted_indices()
+    from ._kernels import nearest_centroid_hits
+
+    if columns is None:
+        columns = np.arange(X.shape[1])
+    columns = np.sort(np.asarray(columns, dtype=np.int64))
+    if not (sp.issparse(X) and X.format == "csc" and X.has_sorted_indices):
+        X, columns, kept_sums = sp.csc_matrix(X[:, columns]), np.arange(columns.shape[0], dtype=np.int64), None
+        X.sort_indices()
+    if kept_sums is None:
+        kept_sums = {}
     n_folds = int(fold.max()) + 1
     n_codes = n_folds * n_classes
     cell = fold * n_classes + codes
     sizes = np.bincount(cell, minlength=n_codes).reshape(n_folds, n_classes).astype(np.float64)
-    n, k = X.shape
+    k = columns.shape[0]
     sums = np.empty((n_codes, k))
-    for j in range(k):
-        rows, values = X.indices[X.indptr[j]:X.indptr[j + 1]], X.data[X.indptr[j]:X.indptr[j + 1]]
-        sums[:, j] = np.bincount(cell[rows], weights=values, minlength=n_codes)
+    for t, j in enumerate(columns.tolist()):
+        if j not in kept_sums:
+            rows, values = X.indices[X.indptr[j]:X.indptr[j + 1]], X.data[X.indptr[j]:X.indptr[j + 1]]
+            kept_sums[j] = np.bincount(cell[rows], weights=values, minlength=n_codes)
+        sums[:, t] = kept_sums[j]
     sums = sums.reshape(n_folds, n_classes, k)
     trained = sizes.sum(axis=0)[None, :] - sizes  # (fold, group): the group's cells outside the fold
     centroids = np.ascontiguousarray((sums.sum(axis=0)[None] - sums) / trained[:, :, None])  # (fold, group, gene)
-    products = np.zeros((n, n_classes))
-    fold = np.ascontiguousarray(fold, dtype=np.int64)
-    centroid_products(X.indptr.astype(np.int64, copy=False), X.indices, X.data, fold, centroids, products)
-    hits = np.zeros(n_folds, dtype=np.int64)
-    nearest_centroid_hits(products, np.ascontiguousarray((centroids * centroids).sum(axis=2)), fold,
-                          np.ascontiguousarray(codes, dtype=np.int64), hits)
-    return float(1.0 - np.mean(hits / sizes.sum(axis=1)))
+    norms = np.ascontiguousarray((centroids * centroids).sum(axis=2))
+    n_chunks = max(1, numba.get_num_threads())
+    hits = np.zeros((n_chunks, n_folds), dtype=np.int64)
+    nearest_centroid_hits(X.indptr.astype(np.int64, copy=False), X.indices, X.data, columns,
+                          np.ascontiguousarray(fold, dtype=np.int64), np.ascontiguousarray(codes, dtype=np.int64),
+                          centroids, norms, n_chunks, hits)
+    return float(1.0 - np.mean(hits.sum(axis=0) / sizes.sum(axis=1)))
 
 
 def _json_value(value):
