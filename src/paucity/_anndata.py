@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ._errors import InputError, ParameterError
 
-__all__ = ["expression_matrix", "group_labels"]
+__all__ = ["expression_matrix", "group_labels", "in_memory"]
 
 
 def expression_matrix(adata, layer, use_raw):
@@ -30,6 +30,16 @@ def expression_matrix(adata, layer, use_raw):
             )
         return adata.raw.X, adata.raw.var_names
     return adata.X, adata.var_names
+
+
+def in_memory(X):
+    """``X`` itself, or, when it was left on disk by ``anndata.read_h5ad(path, backed="r")``, read whole into
+    memory (a SciPy sparse matrix in the file's format, or a NumPy array)."""
+    if hasattr(X, "to_memory"):  # anndata's sparse dataset on disk
+        return X.to_memory()
+    if type(X).__module__.startswith("h5py"):  # a dense dataset on disk
+        return X[()]
+    return X
 
 
 def group_labels(adata, groupby: str):

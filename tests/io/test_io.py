@@ -649,3 +649,21 @@ def test_fuzzed_tables_with_text_columns_read_or_raise_a_paucity_error(tmp_path,
     for name in ("i", "j"):
         if name in frame:
             assert all(isinstance(v, str) or pd.isna(v) for v in frame[name])
+
+
+def test_an_h5ad_read_backed_leaves_its_matrix_on_disk(tmp_path):
+    X = sp.random(6, 4, density=0.5, format="csr", random_state=0, dtype=np.float32)
+    anndata.AnnData(X, obs=pd.DataFrame(index=[f"c{i}" for i in range(6)])).write_h5ad(tmp_path / "m.h5ad")
+    adata = read(tmp_path / "m.h5ad", backed=True)
+    try:
+        assert adata.isbacked and not sp.issparse(adata.X)
+        from paucity._anndata import in_memory
+
+        np.testing.assert_array_equal(in_memory(adata.X).toarray(), X.toarray())
+    finally:
+        adata.file.close()
+    pd.DataFrame({"a": [1.0]}, index=["c1"]).to_csv(tmp_path / "t.csv")
+    with pytest.raises(ParameterError, match="only an .h5ad can be read backed"):
+        read(tmp_path / "t.csv", backed=True)
+    with pytest.raises(ParameterError, match="cannot be transposed"):
+        read(tmp_path / "m.h5ad", backed=True, transpose=True)

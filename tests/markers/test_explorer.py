@@ -484,3 +484,46 @@ def test_the_cross_validation_reads_the_chosen_genes_in_place_and_keeps_their_su
         assert _nearest_centroid_error(X, codes, 3, fold, columns=columns, kept_sums=kept) == alone
         assert _nearest_centroid_error(X.toarray(), codes, 3, fold, columns=columns) == alone
     assert sorted(kept) == [0, 1, 4, 7]
+
+
+def test_a_backed_file_is_explored_as_the_same_file_in_memory_and_saved_into(h5ad_path, adata):
+    """paucity serve markers opens its file backed: the matrix is read once into the explorer's columns, the
+    file's handle is closed, and the explorer answers and saves as it does on the AnnData in memory."""
+    from paucity import io
+    from paucity.markers import MarkerExplorer
+
+    adata.write_h5ad(h5ad_path.with_name("copy.h5ad"))
+    backed = io.read(h5ad_path, backed=True)
+    assert backed.isbacked and not isinstance(backed.X, np.ndarray)
+    on_disk = MarkerExplorer(backed, "cell_type", path=h5ad_path)
+    backed.file.close()
+    in_memory = MarkerExplorer(anndata.read_h5ad(h5ad_path.with_name("copy.h5ad")), "cell_type",
+                               path=h5ad_path.with_name("copy.h5ad"))
+    for explorer in (on_disk, in_memory):
+        explorer.take(2)
+        explorer.add("GNLY")
+    different = {"journal", "file", "restart"}  # the two files' names
+    assert {k: v for k, v in on_disk.state().items() if k not in different} == \
+        {k: v for k, v in in_memory.state().items() if k not in different}
+    assert on_disk.cross_validated_error() == in_memory.cross_validated_error()
+    np.testing.assert_array_equal(on_disk.expression("LYZ"), in_memory.expression("LYZ"))
+    assert on_disk.embedding()[0] == "X_umap"
+    np.testing.assert_array_equal(on_disk.embedding()[1], in_memory.embedding()[1])
+    on_disk.export_h5ad()
+    stored = anndata.read_h5ad(h5ad_path)
+    assert MarkerResult.read(stored).names == on_disk.result().names
+    np.testing.assert_array_equal(stored.X, adata.X)  # the matrix stays as it was in the file
+
+
+def test_a_backed_files_removal_is_said_at_save(h5ad_path):
+    from paucity import io
+    from paucity.markers import MarkerExplorer
+
+    backed = io.read(h5ad_path, backed=True)
+    explorer = MarkerExplorer(backed, "cell_type", path=h5ad_path)
+    backed.file.close()
+    explorer.add("LYZ")
+    h5ad_path.unlink()
+    with pytest.raises(ParameterError, match="was removed while the explorer ran"):
+        explorer.export_h5ad()
+    assert explorer.selection == ["LYZ"]  # nothing lost: the journal and the page still hold it

@@ -80,8 +80,9 @@ def serve_markers(
         if not str(input).lower().endswith(".h5ad"):
             raise ParameterError(f"{input} is not an .h5ad file; the explorer reads and writes back an .h5ad.")
         sock = bind(host, port)  # a busy port fails before the data is read
+        adata = None
         try:
-            adata = io.read(input)
+            adata = io.read(input, backed=True)  # the expression is copied into the explorer's columns once
             explorer = MarkerExplorer(
                 adata, groupby, layer=layer, use_raw=use_raw, method=method, n_bins=n_bins, prefilter=prefilter,
                 path=input, key_added=key,
@@ -91,6 +92,9 @@ def serve_markers(
         except BaseException:
             sock.close()
             raise
+        finally:
+            if adata is not None and adata.isbacked:
+                adata.file.close()  # a save replaces the file: an open handle would keep the old one's blocks
     typer.echo(f"paucity marker explorer: {url_of(sock, host, token)}")
     restored = explorer.restored
     if restored is not None and not quiet():

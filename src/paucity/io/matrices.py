@@ -36,7 +36,8 @@ _MMREAD_TYPE = {"spmatrix": True} if "spmatrix" in inspect.signature(scipy.io.mm
 
 
 def read(
-    path, *, labels=None, labels_column: str | None = None, labels_header: bool | None = None, transpose: bool = False
+    path, *, labels=None, labels_column: str | None = None, labels_header: bool | None = None, transpose: bool = False,
+    backed: bool = False,
 ) -> anndata.AnnData:
     """Read a matrix file into an AnnData with cells in rows.
 
@@ -82,6 +83,12 @@ def read(
     transpose : bool
         Transpose after reading, for files that store features in rows (a
         bare genes x cells ``.mtx``, a genes x cells table).
+    backed : bool
+        For an ``.h5ad``, leave ``X`` (and ``raw.X``) on disk, opened for
+        reading (anndata's ``backed="r"``): a program that copies the matrix
+        into a form of its own (the marker explorer's columns) need not hold
+        the file's copy beside it. Other files cannot be read so; neither can
+        a backed file be transposed.
 
     Returns
     -------
@@ -115,10 +122,16 @@ def read(
     """
     path = Path(path)
     if path.is_dir():
+        if backed:
+            raise ParameterError(f"{path} is a 10x folder; only an .h5ad file can be read backed (left on disk).")
         adata = _read_10x(path)
     else:
         ending = file_ending(existing_file(path), SUPPORTED_FORMATS, also=" or a 10x folder")
-        adata = _READERS.get(ending, _read_table)(path)
+        if backed and ending != ".h5ad":
+            raise ParameterError(f"{path.name} is not an .h5ad file; only an .h5ad can be read backed (left on disk).")
+        if backed and transpose:
+            raise ParameterError("a backed .h5ad cannot be transposed; read it whole (backed=False) to transpose it.")
+        adata = _read_h5ad(path, backed=True) if backed else _READERS.get(ending, _read_table)(path)
     if transpose:
         adata = adata.T
         if sp.issparse(adata.X):
@@ -221,9 +234,9 @@ def update_h5ad(path, adata: anndata.AnnData, *, uns=(), var=(), staged=None) ->
                     write_elem(group, key, adata.uns[key])
 
 
-def _read_h5ad(path: Path) -> anndata.AnnData:
+def _read_h5ad(path: Path, backed: bool = False) -> anndata.AnnData:
     with reading(path, "an h5ad file"):
-        return anndata.read_h5ad(path)
+        return anndata.read_h5ad(path, backed="r") if backed else anndata.read_h5ad(path)
 
 
 def _read_table(path: Path) -> anndata.AnnData:
