@@ -24,7 +24,8 @@ def test_nearest_centroid_hits_count_each_folds_right_answers_first_of_equals(n_
     hits = np.zeros((n_chunks, n_folds), dtype=np.int64)
     for kernel in (nearest_centroid_hits.serial, nearest_centroid_hits.parallel):
         hits[:] = 0
-        kernel(X.indptr.astype(np.int64), X.indices, X.data, columns, fold, codes, centroids, norms, n_chunks, hits)
+        kernel(X.indptr.astype(np.int64), X.indices, X.data, columns, fold, codes,
+               np.ascontiguousarray(centroids.transpose(0, 2, 1)), norms, n_chunks, hits)
         products = np.einsum("ij,icj->ic", X[:, columns].toarray().astype(np.float64), centroids[fold])
         nearest = np.argmin(norms[fold] - 2.0 * products, axis=1)
         np.testing.assert_array_equal(hits.sum(axis=0), np.bincount(fold, weights=nearest == codes,

@@ -20,16 +20,17 @@ def nearest_centroid_hits(indptr, indices, data, columns, fold, codes, centroids
     group's.
 
     X is read as CSC (cells x genes, sorted indices) through the columns ``columns`` (ascending): the product of
-    cell ``i`` with centroid ``c`` of its fold is ``sum_t x[i, columns[t]] * centroids[fold[i], c, t]``, the
+    cell ``i`` with centroid ``c`` of its fold is ``sum_t x[i, columns[t]] * centroids[fold[i], t, c]``, the
     genes added in column order as a row-major product would add them, and its nearest centroid is the least
     ``norms[f, c] - 2 * product`` (the first of equals). The cells are split into ``n_chunks`` runs of whole
     blocks of :data:`BLOCK` cells; each run's blocks are taken one after another with one buffer of products,
     and each gene's first stored value in a block is found by bisection, so that no row of X is sliced and no
     product of all the cells is kept (at a million cells, 88 MB written and read again). The counts per chunk
-    are integers: their sum does not depend on how the chunks were shared among the threads.
+    are integers: their sum does not depend on how the chunks were shared among the threads. The centroids
+    are laid out (fold, gene, group), so that a stored value is multiplied into a run of consecutive numbers.
     """
     n_cells = fold.shape[0]
-    n_classes = centroids.shape[1]
+    n_classes = centroids.shape[2]
     n_blocks = (n_cells + BLOCK - 1) // BLOCK
     per_chunk = (n_blocks + n_chunks - 1) // n_chunks
     for chunk in numba.prange(n_chunks):
@@ -47,7 +48,7 @@ def nearest_centroid_hits(indptr, indices, data, columns, fold, codes, centroids
                     value = np.float64(data[s])
                     f = fold[i]
                     for c in range(n_classes):
-                        products[i - start, c] += value * centroids[f, c, t]
+                        products[i - start, c] += value * centroids[f, t, c]
                     s += 1
             for i in range(start, stop):
                 f = fold[i]

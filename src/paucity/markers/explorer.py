@@ -1190,7 +1190,7 @@ def _nearest_centroid_error(X, codes: np.ndarray, n_classes: int, fold: np.ndarr
     hits = np.zeros((n_chunks, n_folds), dtype=np.int64)
     nearest_centroid_hits(X.indptr.astype(np.int64, copy=False), X.indices, X.data, columns,
                           np.ascontiguousarray(fold, dtype=np.int64), np.ascontiguousarray(codes, dtype=np.int64),
-                          centroids, norms, n_chunks, hits)
+                          np.ascontiguousarray(centroids.transpose(0, 2, 1)), norms, n_chunks, hits)
     return float(1.0 - np.mean(hits.sum(axis=0) / sizes.sum(axis=1)))
 
 
