@@ -47,3 +47,30 @@ def test_slabs_too_large_for_16_bit_counters():
     expected = {}
     candidate_interactions(binned, [binned.column(0)], [binned.n_bins], columns, names=[0], cache=expected)
     np.testing.assert_array_equal(pair, expected[frozenset({0})])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31))
+def test_a_folded_counter_counts_as_one_built_on_the_folded_labels(seed):
+    """One group against the rest, from the all-groups counts: the same reference and entropies, to the bit."""
+    rng = np.random.default_rng(seed)
+    n, m, n_classes = int(rng.integers(2, 150)), int(rng.integers(1, 8)), int(rng.integers(2, 6))
+    X = (rng.integers(0, 5, (n, m)) * (rng.random((n, m)) < rng.random())).astype(np.uint8)
+    X[0, 0] = 1
+    y = rng.integers(0, n_classes, n)
+    binned = BinnedMatrix.from_binned(X)
+    groups = (np.arange(n_classes) == rng.integers(0, n_classes)).astype(np.int64)
+    if rng.random() < 0.3:
+        groups = rng.integers(0, 3, n_classes)  # any coarser coding
+        groups[groups == groups.max()] = np.unique(groups).size - 1
+        groups = np.unique(groups, return_inverse=True)[1]
+    whole = PairCounter(binned, y, n_classes)
+    folded = whole.folded(groups)
+    direct = PairCounter(binned, groups[y], int(groups.max()) + 1)
+    np.testing.assert_array_equal(folded.reference, direct.reference)
+    columns = np.arange(m)
+    for feature in range(m):
+        mine = folded.entropies_of(*folded.fold(*whole.tables(feature)), columns)
+        theirs = direct.entropies(feature, columns)
+        np.testing.assert_array_equal(mine[0], theirs[0])
+        np.testing.assert_array_equal(mine[1], theirs[1])

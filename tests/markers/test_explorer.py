@@ -527,3 +527,27 @@ def test_a_backed_files_removal_is_said_at_save(h5ad_path):
     with pytest.raises(ParameterError, match="was removed while the explorer ran"):
         explorer.export_h5ad()
     assert explorer.selection == ["LYZ"]  # nothing lost: the journal and the page still hold it
+
+
+def test_a_group_against_the_rest_from_the_all_groups_counts_is_the_counted_one(adata):
+    """Switching to one group against the rest sums the all-groups tables (no pass over the cells); the
+    relevances, the candidates' scores and the genes the search takes are those of counting that target afresh,
+    to the bit."""
+    from paucity.markers import MarkerExplorer
+
+    derived = MarkerExplorer(adata, "cell_type", method="cife")  # the all-groups target exists from the start
+    counted = MarkerExplorer(adata, "cell_type", method="entropy2")  # it does not: the target is counted
+    derived.take(2)
+    for gene in derived.selection:
+        counted.add(gene)
+    derived.set_objective("jmi", "Monocyte")
+    counted.set_objective("jmi", "Monocyte")
+    monocyte = derived.groups.index("Monocyte")
+    assert derived.candidates(12) == counted.candidates(12)
+    assert None in derived._targets and None not in counted._targets
+    assert derived._targets[monocyte].labelled is None and counted._targets[monocyte].labelled is not None
+    np.testing.assert_array_equal(derived._targets[monocyte].univariate, counted._targets[monocyte].univariate)
+    assert derived.take(3) == counted.take(3)
+    scores = [[s["score"] for s in e.state()["selection"][2:]] for e in (derived, counted)]  # the genes taken
+    assert scores[0] == scores[1]
+    assert derived.explain(derived.candidates(1)[0]["gene"]) == counted.explain(counted.candidates(1)[0]["gene"])

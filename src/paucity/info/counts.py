@@ -324,6 +324,12 @@ class PairCounter:
 
     def entropies(self, feature: int, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """H(x_j, s) and H(x_j, s, y) over ``columns`` for the new feature s = ``feature``."""
+        return self.entropies_of(*self.tables(feature), columns)
+
+    def tables(self, feature: int) -> tuple[np.ndarray, np.ndarray]:
+        """The counts of every column with ``feature`` = s over the rows where s is non-zero: ``(pairs,
+        count_s)``, one table per chunk of rows, ``pairs[chunk]`` laid out (bin of s - 1, code, column, bin),
+        and ``count_s[a, code]`` the rows with s = a (see :meth:`entropies_of`)."""
         binned = self.binned
         start, stop = binned.indptr[feature], binned.indptr[feature + 1]
         rows = binned.indices[start:stop]
@@ -346,9 +352,40 @@ class PairCounter:
         _kernels.pair_tables(
             self.indptr_r, self.cells_r, rows, row_bins, row_codes, binned.n_features * n_bins, self.n_codes, pairs
         )
+        return pairs, count_s
+
+    def entropies_of(self, pairs: np.ndarray, count_s: np.ndarray, columns: np.ndarray):
+        """H(x_j, s) and H(x_j, s, y) over ``columns`` from the tables of :meth:`tables`."""
+        binned = self.binned
         out = np.empty((columns.shape[0], 2), dtype=np.float64)
         _kernels.pair_entropies(
-            pairs, self.reference, count_s, columns.astype(np.int64, copy=False), binned.n_features, n_bins,
+            pairs, self.reference, count_s, columns.astype(np.int64, copy=False), binned.n_features, binned.n_bins,
             self.n_codes, binned.xlogx, binned.n_samples, out,
         )
         return out[:, 0].copy(), out[:, 1].copy()
+
+    def folded(self, groups: np.ndarray) -> "PairCounter":
+        """The counter of coarser codes, code ``c`` becoming ``groups[c]`` (one group against the rest: a 0/1
+        array over the classes), made without a pass over the data: its reference tables are sums of this
+        one's, its row-major bins are this one's, and :meth:`fold` turns this one's :meth:`tables` into its
+        own. Its entropies are those of a counter built on the folded labels, to the bit (tested)."""
+        groups = np.asarray(groups, dtype=np.int64)
+        n_groups = int(groups.max()) + 1
+        onto = np.zeros((self.n_codes, n_groups), dtype=np.int64)
+        onto[np.arange(self.n_codes), groups] = 1
+        out = PairCounter.__new__(PairCounter)
+        out.binned, out.n_codes, out.labels = self.binned, n_groups, groups[self.labels]
+        out.row_major, out.indptr_r, out.cells_r = self.row_major, self.indptr_r, self.cells_r
+        n_bins = self.binned.n_bins
+        out.reference = (self.reference.reshape(-1, n_bins, self.n_codes) @ onto).reshape(-1, n_bins * n_groups)
+        out.n_chunks = self.n_chunks
+        out._onto = onto
+        return out
+
+    def fold(self, pairs: np.ndarray, count_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The tables of the counter this one was :meth:`folded` from, as this one's (chunks summed)."""
+        onto = self._onto
+        n_bins, n_codes = self.binned.n_bins, onto.shape[0]
+        summed = pairs.sum(axis=0, dtype=np.int64).reshape(n_bins - 1, n_codes, -1)
+        table = np.einsum("acx,cg->agx", summed, onto).astype(np.int32).reshape(1, -1)
+        return table, count_s @ onto

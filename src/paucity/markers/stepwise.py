@@ -83,11 +83,8 @@ class Stepwise:
         self._position = {int(f): t for t, f in enumerate(self._candidates)}
         self._entropies = dict(entropies) if entropies is not None else {}
         self._pairs = pairs
-        self._folded = None
-        if labels is not None:
-            self._folded = labelled_values
-            if labelled_values is None:
-                self._folded = binned.with_labels(labels, self._n_classes)
+        self._folded_values = labelled_values  # paired with the labels on first use: steps whose entropies
+        # all come from ``entropies`` and ``pairs`` never need them
         if base is None:
             fixed, radices, names = self._label_variables()
             folded = self._folded if names else None
@@ -201,6 +198,13 @@ class Stepwise:
         self._score = None
 
     # --------------------------------------------------------------- internals
+    @property
+    def _folded(self):
+        """The stored bins paired with the labels (``binned.with_labels``), made when first asked for."""
+        if self._folded_values is None and self._labels is not None:
+            self._folded_values = self._binned.with_labels(self._labels, self._n_classes)
+        return self._folded_values
+
     def _check_feature(self, feature) -> int:
         feature = int(feature)
         if feature not in self._position:
@@ -222,10 +226,14 @@ class Stepwise:
         fixed = [self._columns[f] for f in key]
         radices = [self._binned.n_bins] * len(key)
         names = list(key)
+        folded = None
         if self._objective.with_labels:
             fixed.append(self._labels)
             radices.append(self._n_classes)
             names.append("y")
+            subsets = (frozenset(A) for size in range(len(names) + 1) for A in combinations(names, size))
+            if any(subset not in self._entropies for subset in subsets):  # counted here, not all from pairs
+                folded = self._folded
         return candidate_interactions(
             self._binned,
             fixed,
@@ -233,7 +241,7 @@ class Stepwise:
             self._candidates,
             names=names,
             cache=self._entropies,
-            folded=self._folded if self._objective.with_labels else None,
+            folded=folded,
         )
 
     def _current(self) -> np.ndarray:
