@@ -178,20 +178,56 @@ def _wait_for_staged(path) -> list[str]:
     return _staged(path)
 
 
-def test_a_save_changes_a_copy_made_beforehand_which_is_removed_with_the_explorer(h5ad_path):
-    """The copy of the file that a save changes is made in the background when the explorer opens and after each
-    save (a person saving 400 MB waits for the entries, not for the copy); it goes when the explorer does."""
+def test_a_save_changes_a_copy_made_beforehand_then_the_backup_it_replaces(h5ad_path):
+    """The copy of the file that the first save changes is made in the background when the explorer opens (a
+    person saving 400 MB waits for the entries, not for a copy); every later save changes the backup it
+    replaces (the file two saves back), so no copy of the whole file is made again. Copies go with the
+    explorer."""
     explorer = MarkerExplorer(anndata.read_h5ad(h5ad_path), "cell_type", path=h5ad_path)
     first = _wait_for_staged(h5ad_path)
     assert len(first) == 1 and f"-{os.getpid()}-" in first[0]
     explorer.add("LYZ")
     explorer.export_h5ad()
-    second = _wait_for_staged(h5ad_path)
-    assert len(second) == 1 and second != first  # the first became the file
-    assert get(anndata.read_h5ad(h5ad_path))["names"].tolist() == ["LYZ"]
+    assert _staged(h5ad_path) == []  # it became the file; the file at the start is the backup
+    start = h5ad_path.with_name("cells.h5ad.bak").stat().st_ino
+    explorer.add("CD3E")
+    explorer.export_h5ad()
+    assert h5ad_path.stat().st_ino == start  # the backup, brought up to date, is the file now
+    explorer.add("MS4A1")
+    explorer.export_h5ad()
+    assert _staged(h5ad_path) == []
+    assert get(anndata.read_h5ad(h5ad_path))["names"].tolist() == ["LYZ", "CD3E", "MS4A1"]
+    assert get(anndata.read_h5ad(h5ad_path.with_name("cells.h5ad.bak")))["names"].tolist() == ["LYZ", "CD3E"]
+    assert sorted(p.name for p in h5ad_path.parent.iterdir() if p.name.startswith(".cells.h5ad")) == []
+    explorer.add("GNLY")
     del explorer
     gc.collect()
     assert _staged(h5ad_path) == []
+
+
+def test_saves_soon_after_each_other_under_several_keys_keep_every_entry(h5ad_path):
+    """A copy made before some saves is brought up to date by writing again every key the explorer saved: the
+    file holds each key's last selection, and what was in it at the start, whichever copy a save used."""
+    from paucity.io import update_h5ad
+
+    other = anndata.read_h5ad(h5ad_path)
+    other.uns["note"] = "there before"
+    update_h5ad(h5ad_path, other, uns=["note"])
+    explorer = MarkerExplorer(anndata.read_h5ad(h5ad_path), "cell_type", path=h5ad_path)
+    explorer.add("LYZ")
+    explorer.export_h5ad()  # under paucity_markers
+    explorer.add("CD3E")
+    explorer.export_h5ad("second")
+    explorer.add("MS4A1")
+    explorer.export_h5ad("third")
+    explorer.remove("MS4A1")
+    explorer.export_h5ad("third")
+    back = anndata.read_h5ad(h5ad_path)
+    assert str(back.uns["note"]) == "there before"
+    assert get(back)["names"].tolist() == ["LYZ"]
+    assert get(back, "second")["names"].tolist() == ["LYZ", "CD3E"]
+    assert get(back, "third")["names"].tolist() == ["LYZ", "CD3E"]
+    assert back.var["second"].sum() == 2 and back.var["paucity_markers"].sum() == 1
 
 
 def test_a_copy_made_before_another_program_wrote_the_file_is_not_used(h5ad_path):
@@ -209,6 +245,24 @@ def test_a_copy_made_before_another_program_wrote_the_file_is_not_used(h5ad_path
     back = anndata.read_h5ad(h5ad_path)
     assert str(back.uns["note"]) == "written by someone else"
     assert get(back)["names"].tolist() == ["LYZ"]
+    for gene in ("CD3E", "MS4A1"):  # and on the copies made from the changed file, and its backup
+        explorer.add(gene)
+        explorer.export_h5ad()
+    back = anndata.read_h5ad(h5ad_path)
+    assert str(back.uns["note"]) == "written by someone else"
+    assert get(back)["names"].tolist() == ["LYZ", "CD3E", "MS4A1"]
+    # another write between two saves: the copies made before it are not used, and it is kept
+    time.sleep(0.05)
+    other = anndata.read_h5ad(h5ad_path)
+    other.uns["later"] = "written between two saves"
+    update_h5ad(h5ad_path, other, uns=["later"])
+    explorer.remove("LYZ")
+    explorer.export_h5ad()
+    explorer.add("LYZ")
+    explorer.export_h5ad()
+    back = anndata.read_h5ad(h5ad_path)
+    assert str(back.uns["later"]) == "written between two saves" and str(back.uns["note"]) == "written by someone else"
+    assert get(back)["names"].tolist() == ["CD3E", "MS4A1", "LYZ"]
 
 
 def test_copies_left_by_a_killed_server_are_removed_at_the_next_start(h5ad_path):

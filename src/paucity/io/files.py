@@ -21,6 +21,7 @@ import os
 import secrets
 import shutil
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -146,6 +147,22 @@ def atomic_path(path) -> Iterator[Path]:
         tmp.unlink(missing_ok=True)
 
 
+#: Bytes copied between two rests of a staged copy.
+COPY_PIECE = 32 * 2**20
+
+
+def _copy_range(source: int, target: int, offset: int, count: int) -> int:
+    """Copy ``count`` bytes at ``offset`` from one open file to the other, in the kernel where it can; returns
+    the bytes copied (0 at the end of the source)."""
+    try:
+        return os.copy_file_range(source, target, count, offset, offset)
+    except (AttributeError, OSError):  # another system, or file systems that do not allow it
+        os.lseek(source, offset, os.SEEK_SET)
+        data = os.read(source, count)
+        os.lseek(target, offset, os.SEEK_SET)
+        return os.write(target, data)
+
+
 def _identity(path: Path) -> tuple | None:
     """What changes when a file is replaced or written: its inode, size and modification time (None: no file)."""
     try:
@@ -204,45 +221,74 @@ class StagedCopy:
         self.copy = self.path.with_name(f".{self.path.name}.paucity-staged-{os.getpid()}-{secrets.token_hex(4)}")
         self._thread: threading.Thread | None = None
         self._ready = False
+        self._before = None  # the version of the file copied
+        self._hurry = threading.Event()  # set when someone waits for the copy: no more rests
+        self._stop = False
 
     def start(self) -> "StagedCopy":
-        """Begin copying in a background thread; returns ``self``."""
+        """Begin copying in a background thread; returns ``self``. The thread runs at the lowest CPU priority
+        (where the system allows), so that the program's own work goes first on a busy machine."""
         self._thread = threading.Thread(target=self._make, name="paucity-staged-copy", daemon=True)
         self._thread.start()
         return self
 
     def _make(self) -> None:
+        try:  # on Linux a thread's niceness is its own
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        except (AttributeError, OSError):
+            pass
         before = _identity(self.path)
         try:
-            shutil.copy2(self.path, self.copy)
-            # on the disk before it is wanted: renaming a file whose blocks are not yet allocated onto another
-            # makes the file system (ext4's auto_da_alloc) write it out then, 0.2 s per 400 MB of the save
-            with open(self.copy, "rb+") as handle:
-                os.fsync(handle.fileno())
+            self._copy_gently()
         except OSError:  # a full disk, a read-only folder: the next write copies the file itself
             self.copy.unlink(missing_ok=True)
             return
-        self._ready = before is not None and _identity(self.path) == before
         self._before = before
+        self._ready = before is not None and _identity(self.path) == before
+
+    def _copy_gently(self) -> None:
+        """Copy the file piece by piece, resting twice as long as each piece took, then put it on the disk
+        (renaming a file whose blocks are not yet allocated onto another makes the file system, ext4's
+        ``auto_da_alloc``, write it out then: 0.2 s per 400 MB of the save). The copy takes about a third of
+        the machine while the program works (at a million cells, a copy of 2 GB at full speed made the
+        program's steps meanwhile wait 0.1 to 0.3 s more), and all of it once :meth:`take` waits for it."""
+        with open(self.path, "rb") as source, open(self.copy, "wb") as target:
+            size = os.fstat(source.fileno()).st_size
+            done = 0
+            while done < size:
+                if self._stop:  # discarded: the copy is not wanted
+                    raise OSError("the copy was discarded")
+                began = time.perf_counter()
+                sent = _copy_range(source.fileno(), target.fileno(), done, min(COPY_PIECE, size - done))
+                if sent == 0:  # the file shrank while it was copied: take() will not hand it over
+                    break
+                done += sent
+                if not self._hurry.is_set():
+                    self._hurry.wait(2 * (time.perf_counter() - began))
+            os.fsync(target.fileno())
+        shutil.copystat(self.path, self.copy)
 
     def take(self) -> Path | None:
         """The copy, now the caller's to change and rename, if the file is still the one copied; else None.
 
         Waits for a copy still being made.
         """
-        if self._thread is None:
-            return None
-        self._thread.join()
-        self._thread = None
+        if self._thread is not None:
+            self._hurry.set()
+            self._thread.join()
+            self._thread = None
         if self._ready and _identity(self.path) == self._before:
             self._ready = False
             return self.copy
+        self._ready = False
         self.copy.unlink(missing_ok=True)
         return None
 
     def discard(self) -> None:
-        """Wait for a copy still being made, and remove it."""
+        """Stop a copy still being made, and remove it."""
         if self._thread is not None:
+            self._stop = True
+            self._hurry.set()
             self._thread.join()
             self._thread = None
         self._ready = False
