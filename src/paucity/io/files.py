@@ -35,6 +35,7 @@ __all__ = [
     "FORMULA_STARTS",
     "atomic_path",
     "StagedCopy",
+    "file_version",
     "remove_later",
     "check_output_path",
     "csv_text",
@@ -162,10 +163,21 @@ def _copy_range(source: int, target: int, offset: int, count: int) -> int:
         return os.write(target, data)
 
 
-def _identity(path: Path) -> tuple | None:
-    """What changes when a file is replaced or written: its inode, size and modification time (None: no file)."""
+def file_version(path) -> tuple | None:
+    """What changes when a file is replaced or written: its inode, size and modification time (None: no file).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "notes.txt"
+    >>> file_version(target) is None
+    True
+    >>> _ = target.write_text("done")
+    >>> len(file_version(target))
+    3
+    """
     try:
-        found = path.stat()
+        found = os.stat(path)
     except OSError:
         return None
     return found.st_ino, found.st_size, found.st_mtime_ns
@@ -235,14 +247,14 @@ class StagedCopy:
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
         except (AttributeError, OSError):
             pass
-        before = _identity(self.path)
+        before = file_version(self.path)
         try:
             self._copy_gently()
         except OSError:  # a full disk, a read-only folder: the next write copies the file itself
             self.copy.unlink(missing_ok=True)
             return
         self._before = before
-        self._ready = before is not None and _identity(self.path) == before
+        self._ready = before is not None and file_version(self.path) == before
 
     def _copy_gently(self) -> None:
         """Copy the file piece by piece (a discarded copy stops at the next piece), then put it on the disk
@@ -271,7 +283,7 @@ class StagedCopy:
         if self._thread is not None:
             self._thread.join()
             self._thread = None
-        if self._ready and _identity(self.path) == self._before:
+        if self._ready and file_version(self.path) == self._before:
             self._ready = False
             return self.copy
         self._ready = False

@@ -30,6 +30,7 @@ from .._sparse import to_csr
 from .._errors import InputError, ParameterError, warn
 from .._validation import Instance, Interval, Options, check_labels, check_matrix, check_parameter
 from ..info import BinnedMatrix, discretize
+from ..io.files import file_version
 from ..info.counts import PairCounter
 from .greedy import prefilter_candidates, univariate_scores
 from .objectives import SUPERVISED, UNSUPERVISED, make_objective
@@ -243,7 +244,7 @@ class MarkerExplorer:
             from ..io import StagedCopy
 
             StagedCopy.remove_stale(self._path)  # copies a killed server left
-            self._ours.add(_identity(self._path))
+            self._ours.add(file_version(self._path))
             self._stage()
         found = self.recovered  # said where a person sees it: the command line prints it as a warning line
         if found is not None and found["recovered"]:
@@ -598,18 +599,18 @@ class MarkerExplorer:
                         shutil.copy2(self._path, tmp)
                     if previous is not None and previous.exists():
                         remove_later(previous)
-                    self._ours = {_identity(self._path)}
+                    self._ours = {file_version(self._path)}
                     self._written = set()
                     self._stage()
                     raise
                 if lineage:
-                    self._ours.add(_identity(self._path))
+                    self._ours.add(file_version(self._path))
                     self._written.add(key)
                 else:  # the file had changed: only its new versions are this explorer's to rewrite
-                    self._ours, self._written = {_identity(self._path)}, {key}
+                    self._ours, self._written = {file_version(self._path)}, {key}
                 if previous is not None and previous.exists():
                     remove_later(previous)
-                if _identity(backup) not in self._ours:  # the next save cannot take the backup: copy the file now
+                if file_version(backup) not in self._ours:  # the next save cannot take the backup: copy the file now
                     self._stage()
             elif self._adata.isbacked:
                 raise ParameterError(
@@ -985,10 +986,10 @@ class MarkerExplorer:
         file is too: it is taken, and brought up to date by the save, instead of being deleted; so from the
         second save on no copy of the whole file is made (at a million cells, 2 GB: 2 s, which a save soon
         after another waited for). Otherwise the copy made beforehand, when it is of the file as it is."""
-        if _identity(self._path) not in self._ours:
+        if file_version(self._path) not in self._ours:
             _discard_all(self._copies)
             return None, False
-        if previous is not None and _identity(previous) in self._ours:
+        if previous is not None and file_version(previous) in self._ours:
             _discard_all(self._copies)
             return previous, True
         while self._copies:
@@ -1160,15 +1161,6 @@ class _KeptPairs:
                 _, (pairs, count_s) = self._tables.popitem(last=False)
                 self._table_bytes -= pairs.nbytes + count_s.nbytes
         return tables
-
-
-def _identity(path: Path) -> tuple | None:
-    """The version of a file: inode, size and modification time (None: no file)."""
-    try:
-        found = path.stat()
-    except OSError:
-        return None
-    return found.st_ino, found.st_size, found.st_mtime_ns
 
 
 def _discard_all(copies: list) -> None:
