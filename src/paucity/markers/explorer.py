@@ -1050,7 +1050,7 @@ class MarkerExplorer:
                  "selection, which is the one just saved.")
 
     def _warm_up(self) -> None:
-        """Count one greedy step of the current search and take it back, and cross-validate a tiny matrix, so that
+        """Count one greedy step of the current search and take it back, and cross-validate one gene, so that
         the first click on the page loads (or, on a machine's first run, compiles) the counting and the
         cross-validation's kernels now, not while a person waits for it; the counts are kept, so adding that gene
         later is free. When that compiled kernels (a machine's first run),
