@@ -11,6 +11,7 @@ from scipy import stats
 from scipy.special import log_ndtr
 
 from paucity.crowd import gibbs
+from paucity.crowd.convergence import effective_sample_size
 from paucity.crowd.gibbs import factor_conditional, prepare, run_chain, sample_factors, sample_truncated_normal
 
 from .reference import batch_means_se, one_factor_posterior, probit_posterior_on_grid
@@ -110,6 +111,42 @@ def test_whole_chain_matches_the_exact_posterior_with_fixed_factors():
     # and the bound is tight enough to matter: a prior twice as wide moves the mean by over twice the bound
     _, wide = probit_posterior_on_grid(X[data.task], data.sign, 2 * sigma, grid)
     assert np.abs(wide @ points - exact_mean).max() > 2 * Z_BOUND * se_mean.max()
+
+
+def test_a_private_factor_on_gold_labels_matches_the_exact_posterior_and_mixes(monkeypatch):
+    # the researcher alone holds the one factor and her labels have no noise (separable): beta_r's scale is
+    # fixed by the prior only. The private-factor moves (elliptical slice draws and a scale move) must keep the
+    # exact law, and mix far faster than the alternation of T and gamma
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(40, 2))
+    truth = np.array([1.0, -0.7])
+    task = np.arange(40)
+    sign = np.where(X @ truth > 0, 1.0, -1.0)
+    data = prepare(X, task, np.zeros(40, dtype=np.int64), sign, 1)
+    sigma = 2.0
+    grid = np.linspace(-9, 9, 721)
+    points, weights = probit_posterior_on_grid(X, sign, sigma, grid)
+    exact_mean = weights @ points
+    exact_size = weights @ np.linalg.norm(points, axis=1)
+
+    def run():
+        chain = run_chain(data, researcher=0, n_factors=1, alpha=1.0, sigma=sigma, n_burnin=200, n_samples=8000,
+                          thin=1, rng=np.random.default_rng(12), fixed_assignments=np.ones((1, 1)))
+        return chain.beta
+
+    beta = run()
+    se_mean = batch_means_se(beta)
+    assert np.all(np.abs(beta.mean(axis=0) - exact_mean) < Z_BOUND * se_mean)
+    size = np.linalg.norm(beta, axis=1)
+    assert abs(size.mean() - exact_size) < Z_BOUND * batch_means_se(size)
+    # the scale is well explored: the chain's spread of |beta_r| is the exact law's within 10 %
+    exact_sd = np.sqrt(weights @ np.linalg.norm(points, axis=1) ** 2 - exact_size**2)
+    assert size.std() == pytest.approx(exact_sd, rel=0.1)
+    # and its effective sample size is far above the plain sampler's on the same labels
+    moved = effective_sample_size(size[None])
+    monkeypatch.setattr(gibbs, "private_factor_moves", lambda data, gamma, *args, **kwargs: gamma)
+    plain = effective_sample_size(np.linalg.norm(run(), axis=1)[None])
+    assert moved > 10 * plain
 
 
 def test_whole_chain_with_sampled_assignments_matches_enumeration():

@@ -320,3 +320,13 @@ def sample_rows(Z, projections, task, sign, pointer, rows, log_prior_weight, uni
         for b in range(K):
             Z[l, b] = float((chosen >> b) & 1)
             counts[b] += Z[l, b]
+
+
+
+@numba.njit(cache=True, nogil=True)
+def margin_log_likelihood(rest, own, sign, scale):
+    """sum_j log Phi(y_j (rest_j + scale * own_j)): the log likelihood of labels whose margins are split in two."""
+    total = 0.0
+    for j in range(rest.size):
+        total += log_ndtr(sign[j] * (rest[j] + scale * own[j]))
+    return total

@@ -11,7 +11,11 @@ Plain functions on validated arrays. One sweep draws, in the seed's order,
 4. the researcher's whole row z_r from its 2^K values given gamma and the other
    rows (eq. 3.7 for the row at once), so that her weights beta_r = Z_r^T gamma
    can move between factor configurations that single flips cannot cross (with
-   hundreds of gold labels, every configuration one flip away is improbable).
+   hundreds of gold labels, every configuration one flip away is improbable);
+5. every factor the researcher holds alone, by elliptical slice draws and a move
+   of its scale, with the t's integrated out (:func:`private_factor_moves`): her
+   gold labels have no noise, so such a factor's scale is fixed by the prior alone,
+   and steps 1-2 move it by small steps.
 
 ``gamma`` is stored as a (K, d) array whose rows are the factors gamma_b;
 beta_l = sum_b z_{l,b} gamma_b is row l of ``Z @ gamma``.
@@ -24,7 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
-from ._kernels import sample_assignments, sample_latent as _latent_kernel, sample_rows, truncated_normals
+from ._kernels import (margin_log_likelihood, sample_assignments, sample_latent as _latent_kernel, sample_rows,
+                       truncated_normals)
 
 __all__ = [
     "LabelData",
@@ -36,6 +41,7 @@ __all__ = [
     "factor_precision",
     "factor_conditional",
     "sample_factors",
+    "private_factor_moves",
     "latent_and_sums",
     "initial_state",
     "sweep",
@@ -206,6 +212,85 @@ def sample_factors(data: LabelData, Z, t, sigma: float, rng, sums=None) -> np.nd
     return (mean + noise).reshape(Z.shape[1], -1)
 
 
+PRIVATE_MOVES = 5  # elliptical slice draws of each private factor per sweep (private_factor_moves)
+SCALE_WIDTH = 0.5  # the first width of the slice over a private factor's log scale
+SCALE_STEPS = 16  # at most this many widths when that slice is stepped out
+
+
+def _scale_draw(log_target, rng) -> float:
+    """One slice-sampling draw of u from exp(log_target), starting at u = 0 (Neal 2003: stepping out, shrinking)."""
+    level = log_target(0.0) - rng.standard_exponential()
+    left = -SCALE_WIDTH * rng.random()
+    right = left + SCALE_WIDTH
+    below = int(SCALE_STEPS * rng.random())
+    above = SCALE_STEPS - 1 - below
+    while below > 0 and log_target(left) > level:
+        left -= SCALE_WIDTH
+        below -= 1
+    while above > 0 and log_target(right) > level:
+        right += SCALE_WIDTH
+        above -= 1
+    while True:
+        u = left + (right - left) * rng.random()
+        if log_target(u) > level:
+            return u
+        if u < 0.0:
+            left = u
+        else:
+            right = u
+
+
+def _elliptical_draw(gamma_b, rest, features, sign, sigma: float, rng) -> np.ndarray:
+    """One elliptical slice draw (Murray, Adams and MacKay 2010) of gamma_b under its N(0, sigma^2 I) prior."""
+    nu = sigma * rng.standard_normal(gamma_b.size)
+    own, other = features @ gamma_b, features @ nu
+    level = margin_log_likelihood(rest, own, sign, 1.0) - rng.standard_exponential()
+    angle = 2.0 * math.pi * rng.random()
+    low, high = angle - 2.0 * math.pi, angle
+    while True:
+        cos, sin = math.cos(angle), math.sin(angle)
+        if margin_log_likelihood(rest, cos * own + sin * other, sign, 1.0) > level:
+            return cos * gamma_b + sin * nu
+        if angle < 0.0:
+            low = angle
+        else:
+            high = angle
+        angle = low + (high - low) * rng.random()
+
+
+def private_factor_moves(data: LabelData, gamma, Z, researcher: int, sigma: float, rng) -> np.ndarray:
+    """Move every factor the researcher holds alone, given Z and the other factors, with the t's integrated out.
+
+    Such a factor gamma_b enters only her labels. When they have no noise (gold labels), they fix its direction
+    but hardly its scale, and the alternation of T and gamma moves it by small steps. Each sweep therefore draws
+    it ``PRIVATE_MOVES`` times by elliptical slice sampling from N(0, sigma^2 I) times the probit likelihood of
+    her labels, then moves its scale: log c by slice sampling from p(c gamma_b | ...) c^d, the scale group's
+    generalized Gibbs step (Liu and Sabatti 2000). Both leave p(gamma, Z | y) invariant and cost a few passes
+    over her labels. Returns the new gamma (the same array when she holds no factor alone).
+    """
+    others = Z.sum(axis=0) - Z[researcher]
+    private = np.flatnonzero((Z[researcher] == 1.0) & (others == 0.0))
+    if private.size == 0:
+        return gamma
+    gamma = gamma.copy()
+    first, last = data.pointer[researcher], data.pointer[researcher + 1]
+    features, sign = data.features[first:last], data.sign[first:last]
+    d = gamma.shape[1]
+    for b in private:
+        rest = features @ (Z[researcher] @ gamma - gamma[b])
+        for _ in range(PRIVATE_MOVES):
+            gamma[b] = _elliptical_draw(gamma[b], rest, features, sign, sigma, rng)
+        own = features @ gamma[b]
+        norm = float(gamma[b] @ gamma[b]) / (2.0 * sigma**2)
+
+        def log_target(u, own=own, rest=rest, norm=norm):
+            scale = math.exp(u)
+            return d * u - scale * scale * norm + margin_log_likelihood(rest, own, sign, scale)
+
+        gamma[b] = gamma[b] * math.exp(_scale_draw(log_target, rng))
+    return gamma
+
+
 def initial_state(data: LabelData, n_factors: int, sigma: float, rng, fixed_assignments=None) -> ChainState:
     """Start: gamma from its prior N(0, sigma^2 I); every labeler shares the first factor and no other (or the fixed Z).
 
@@ -224,12 +309,15 @@ def initial_state(data: LabelData, n_factors: int, sigma: float, rng, fixed_assi
 
 
 def sweep(data: LabelData, state: ChainState, *, alpha: float, sigma: float, rng, fix_assignments: bool,
-          scratch: np.ndarray, rows=None) -> ChainState:
-    """One Gibbs sweep: T (3.3), gamma (3.4), every entry of Z (3.7), then the ``rows`` of Z whole (3.7).
+          scratch: np.ndarray, rows=None, private: int | None = None) -> ChainState:
+    """One Gibbs sweep: T (3.3), gamma (3.4), every entry of Z (3.7), the ``rows`` of Z whole (3.7), then the
+    factors that row ``private`` holds alone.
 
     ``rows`` (int64 array, optional): rows of Z drawn from their joint conditional after the entry-by-entry
-    step, 2^K values each (BBMC passes the researcher's row). Uniforms are drawn for T, gamma's noise, Z's
-    entries and the rows, in that order, so a chain's draws depend only on its generator.
+    step, 2^K values each (BBMC passes the researcher's row). ``private`` (int, optional): the row whose
+    private factors :func:`private_factor_moves` moves (BBMC passes the researcher's, also when Z is fixed).
+    Uniforms are drawn for T, gamma's noise, Z's entries, the rows and the private moves, in that order, so a
+    chain's draws depend only on its generator.
     """
     t, sums = latent_and_sums(data, state.gamma, state.Z, rng)
     gamma = sample_factors(data, state.Z, t, sigma, rng, sums)
@@ -243,6 +331,8 @@ def sweep(data: LabelData, state: ChainState, *, alpha: float, sigma: float, rng
         if rows is not None and len(rows):
             sample_rows(Z, projections, data.task, data.sign, data.pointer, rows, log_prior_weight,
                         rng.random(len(rows)), np.empty(1 << Z.shape[1]))
+    if private is not None:
+        gamma = private_factor_moves(data, gamma, Z, private, sigma, rng)
     return ChainState(gamma, Z, t)
 
 
@@ -273,7 +363,7 @@ def advance(data: LabelData, state: ChainState, rng, *, researcher: int, alpha: 
     """Run ``n_sweeps`` sweeps from ``state`` and say what they yield (see :class:`Stretch`).
 
     Every sweep draws the researcher's row of Z whole after its entries (unless Z is fixed), the
-    :func:`sweep`'s ``rows``. ``bar`` (with ``advance(n)``) is told every 100 sweeps.
+    :func:`sweep`'s ``rows``, then moves the factors she holds alone (``private``). ``bar`` (with ``advance(n)``) is told every 100 sweeps.
     """
     d = data.X.shape[1]
     scratch = np.empty((3, data.task.size))
@@ -287,7 +377,7 @@ def advance(data: LabelData, state: ChainState, rng, *, researcher: int, alpha: 
     since = 0
     for step in range(n_sweeps):
         state = sweep(data, state, alpha=alpha, sigma=sigma, rng=rng, fix_assignments=fix_assignments,
-                      scratch=scratch, rows=rows)
+                      scratch=scratch, rows=rows, private=researcher)
         beta[step] = state.Z[researcher] @ state.gamma
         assignment_sum += state.Z
         weight_sum += state.Z @ state.gamma
