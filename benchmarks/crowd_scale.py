@@ -20,7 +20,8 @@ this process, and the load average before and after are recorded.
 ``--modes`` runs one chain per seed (the sampler's own sweep, ``--mode-sweeps`` of them, one after another in
 this thread) and says where each settles: the researcher's row of Z, how many labelers hold each factor, the
 size of her weights |beta_r| over the second half and their cosine with her rule, and the log-likelihood of
-her gold labels under her weights at the end.
+her gold labels under her weights at the end, the effective sample size of her weights over the second half, and
+the R-hat of the seeds' chains taken together.
 
 Writes ``benchmarks/results/crowd_scale_<labels>.json`` (``--modes``: ``crowd_scale_modes_<labels>.json``).
 """
@@ -70,7 +71,7 @@ def _timed(function):
 
 def profile(labels, X, *, n_sweeps: int, n_factors: int = 4) -> dict:
     """Seconds per sweep in each step, on one chain in this thread, after a short warm-up from the usual start."""
-    from paucity.crowd.gibbs import initial_state, latent_and_sums, prepare, sample_factors
+    from paucity.crowd.gibbs import initial_state, latent_and_sums, prepare, private_factor_moves, sample_factors
     from paucity.crowd._kernels import sample_assignments, sample_rows
     from paucity.crowd.labels import align_features
 
@@ -84,7 +85,7 @@ def profile(labels, X, *, n_sweeps: int, n_factors: int = 4) -> dict:
     scratch = np.empty((3, data.task.size))
     rows = np.array([researcher], dtype=np.int64)
     log_weight = math.log(1.0 / n_factors)
-    steps = {"latent": 0.0, "factors": 0.0, "entries": 0.0, "researcher_row": 0.0}
+    steps = {"latent": 0.0, "factors": 0.0, "entries": 0.0, "researcher_row": 0.0, "private_factors": 0.0}
     for sweep in range(n_sweeps + 20):
         t0 = time.perf_counter()
         t, sums = latent_and_sums(data, gamma, Z, rng)
@@ -97,8 +98,10 @@ def profile(labels, X, *, n_sweeps: int, n_factors: int = 4) -> dict:
         sample_rows(Z, projections, data.task, data.sign, data.pointer, rows, log_weight, rng.random(1),
                     np.empty(1 << n_factors))
         t4 = time.perf_counter()
+        gamma = private_factor_moves(data, gamma, Z, researcher, 1.0, rng)
+        t5 = time.perf_counter()
         if sweep >= 20:  # the first sweeps compile and settle
-            for name, seconds in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
+            for name, seconds in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)):
                 steps[name] += seconds
     per_sweep = {name: seconds / n_sweeps for name, seconds in steps.items()}
     total = sum(per_sweep.values())
@@ -106,13 +109,15 @@ def profile(labels, X, *, n_sweeps: int, n_factors: int = 4) -> dict:
             "steps_seconds_per_sweep": per_sweep,
             "nanoseconds_per_label": total / data.task.size * 1e9,
             "microseconds_per_task": total / labels.n_tasks * 1e6,
-            "gold_labels": int(data.pointer[researcher + 1] - data.pointer[researcher])}
+            "gold_labels": int(data.pointer[researcher + 1] - data.pointer[researcher]),
+            "private_factors_at_end": int(((Z[researcher] == 1) & (Z.sum(axis=0) == 1)).sum())}
 
 
 def modes(labels, X, *, seeds, n_sweeps: int, n_factors: int = 4) -> list[dict]:
     """One chain per seed from the sampler's usual start: where it settles (see the module docstring)."""
     from scipy.special import log_ndtr
 
+    from paucity.crowd.convergence import effective_sample_size, split_rhat
     from paucity.crowd.gibbs import initial_state, prepare, sweep
     from paucity.crowd.labels import align_features
 
@@ -123,15 +128,19 @@ def modes(labels, X, *, seeds, n_sweeps: int, n_factors: int = 4) -> list[dict]:
     first, last = data.pointer[researcher], data.pointer[researcher + 1]
     gold_features, gold_signs = data.features[first:last], data.sign[first:last]
     rows = np.array([researcher], dtype=np.int64)
-    found = []
+    found, chains = [], []
     for seed in seeds:
         rng = np.random.default_rng(seed)
         state = initial_state(data, n_factors, 1.0, rng)
         scratch = np.empty((3, data.task.size))
-        sizes, wall = [], time.perf_counter()
+        sizes, betas, wall = [], [], time.perf_counter()
         for _ in range(n_sweeps):
-            state = sweep(data, state, alpha=1.0, sigma=1.0, rng=rng, fix_assignments=False, scratch=scratch, rows=rows)
-            sizes.append(float(np.linalg.norm(state.Z[researcher] @ state.gamma)))
+            state = sweep(data, state, alpha=1.0, sigma=1.0, rng=rng, fix_assignments=False, scratch=scratch, rows=rows,
+                          private=researcher)
+            betas.append(state.Z[researcher] @ state.gamma)
+            sizes.append(float(np.linalg.norm(betas[-1])))
+        kept = np.array(betas[n_sweeps - n_sweeps // 2:])
+        chains.append(kept)
         beta = state.Z[researcher] @ state.gamma
         holders = state.Z.sum(axis=0) - state.Z[researcher]
         found.append({
@@ -142,11 +151,18 @@ def modes(labels, X, *, seeds, n_sweeps: int, n_factors: int = 4) -> list[dict]:
             "beta_size_mean": float(np.mean(sizes[n_sweeps // 2:])), "beta_size_sd": float(np.std(sizes[n_sweeps // 2:])),
             "cosine_with_rule": float(beta @ RULE / np.linalg.norm(beta) / np.linalg.norm(RULE)),
             "gold_log_likelihood": float(log_ndtr(gold_signs * (gold_features @ beta)).sum()),
+            "ess_beta_second_half": effective_sample_size(kept[None]).tolist(),
         })
         print(f"seed {seed}: her row {found[-1]['her_row']}, holders besides her {found[-1]['holders_besides_her']}, "
               f"|beta_r| {found[-1]['beta_size_mean']:.2f} (sd {found[-1]['beta_size_sd']:.2f}), cosine with her rule "
               f"{found[-1]['cosine_with_rule']:.3f}, log-likelihood of her gold labels "
-              f"{found[-1]['gold_log_likelihood']:.1f}", flush=True)
+              f"{found[-1]['gold_log_likelihood']:.1f}, ESS of beta_r's coordinates over the second half "
+              f"{np.round(found[-1]['ess_beta_second_half'], 0).tolist()}", flush=True)
+    together = np.stack(chains)
+    found.append({"all_seeds_as_chains": {"rhat": split_rhat(together).tolist(),
+                                          "ess": effective_sample_size(together).tolist()}})
+    print(f"the seeds' chains together, second halves: R-hat {np.round(split_rhat(together), 3).tolist()}, ESS "
+          f"{np.round(effective_sample_size(together), 0).tolist()}", flush=True)
     return found
 
 
