@@ -217,7 +217,12 @@ class BBMC(LabelPredictor, BaseEstimator):
     its 2^K values at once (given gamma and the other rows, eq. 3.7 for the
     whole row), because with hundreds of gold labels every value one flip
     away from hers is improbable and entry-by-entry flips leave chains where
-    they started.
+    they started. Then every factor she holds alone is drawn again, five
+    times by elliptical slice sampling and once along its scale
+    (:func:`~paucity.crowd.gibbs.private_factor_moves`, the latent variables
+    integrated out): her gold labels have no noise, so such a factor's scale
+    is fixed by its prior alone, and the alternation of T and gamma moves it
+    by small steps.
 
     **Stopping.** By default (``n_burnin="auto"``, ``n_samples="auto"``) the
     chains run in rounds of 100 sweeps; after every round from the second,
