@@ -149,6 +149,16 @@ def test_a_private_factor_on_gold_labels_matches_the_exact_posterior_and_mixes(m
     assert moved > 10 * plain
 
 
+def test_the_private_moves_stay_put_where_the_likelihood_is_not_a_number():
+    # no slice can be found around a point whose likelihood is NaN: the moves stop and leave it, not loop forever
+    rng = np.random.default_rng(0)
+    features, sign = rng.normal(size=(5, 2)), np.ones(5)
+    gamma_b = np.array([0.5, -0.2])
+    rest = np.full(5, np.nan)
+    np.testing.assert_array_equal(gibbs._elliptical_draw(gamma_b, rest, features, sign, 1.0, rng), gamma_b)
+    assert gibbs._scale_draw(lambda u: float("nan"), rng) == 0.0
+
+
 def test_whole_chain_with_sampled_assignments_matches_enumeration():
     # K = 1, d = 1, three labelers with Z sampled: enumerate z in {0,1}^3 and integrate gamma on a grid
     rng = np.random.default_rng(5)

@@ -322,7 +322,6 @@ def sample_rows(Z, projections, task, sign, pointer, rows, log_prior_weight, uni
             counts[b] += Z[l, b]
 
 
-
 @numba.njit(cache=True, nogil=True)
 def margin_log_likelihood(rest, own, sign, scale):
     """sum_j log Phi(y_j (rest_j + scale * own_j)): the log likelihood of labels whose margins are split in two."""

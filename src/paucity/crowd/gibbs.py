@@ -215,6 +215,7 @@ def sample_factors(data: LabelData, Z, t, sigma: float, rng, sums=None) -> np.nd
 PRIVATE_MOVES = 5  # elliptical slice draws of each private factor per sweep (private_factor_moves)
 SCALE_WIDTH = 0.5  # the first width of the slice over a private factor's log scale
 SCALE_STEPS = 16  # at most this many widths when that slice is stepped out
+SHRINK_LIMIT = 200  # a slice shrunk this often (only where the likelihood is not a number) leaves the point as it is
 
 
 def _scale_draw(log_target, rng) -> float:
@@ -230,7 +231,7 @@ def _scale_draw(log_target, rng) -> float:
     while above > 0 and log_target(right) > level:
         right += SCALE_WIDTH
         above -= 1
-    while True:
+    for _ in range(SHRINK_LIMIT):
         u = left + (right - left) * rng.random()
         if log_target(u) > level:
             return u
@@ -238,6 +239,7 @@ def _scale_draw(log_target, rng) -> float:
             left = u
         else:
             right = u
+    return 0.0  # a likelihood that is not a number where the chain stands: stay
 
 
 def _elliptical_draw(gamma_b, rest, features, sign, sigma: float, rng) -> np.ndarray:
@@ -247,7 +249,7 @@ def _elliptical_draw(gamma_b, rest, features, sign, sigma: float, rng) -> np.nda
     level = margin_log_likelihood(rest, own, sign, 1.0) - rng.standard_exponential()
     angle = 2.0 * math.pi * rng.random()
     low, high = angle - 2.0 * math.pi, angle
-    while True:
+    for _ in range(SHRINK_LIMIT):
         cos, sin = math.cos(angle), math.sin(angle)
         if margin_log_likelihood(rest, cos * own + sin * other, sign, 1.0) > level:
             return cos * gamma_b + sin * nu
@@ -256,6 +258,7 @@ def _elliptical_draw(gamma_b, rest, features, sign, sigma: float, rng) -> np.nda
         else:
             high = angle
         angle = low + (high - low) * rng.random()
+    return gamma_b  # as above
 
 
 def private_factor_moves(data: LabelData, gamma, Z, researcher: int, sigma: float, rng) -> np.ndarray:
@@ -363,7 +366,8 @@ def advance(data: LabelData, state: ChainState, rng, *, researcher: int, alpha: 
     """Run ``n_sweeps`` sweeps from ``state`` and say what they yield (see :class:`Stretch`).
 
     Every sweep draws the researcher's row of Z whole after its entries (unless Z is fixed), the
-    :func:`sweep`'s ``rows``, then moves the factors she holds alone (``private``). ``bar`` (with ``advance(n)``) is told every 100 sweeps.
+    :func:`sweep`'s ``rows``, then moves the factors she holds alone (``private``). ``bar`` (with
+    ``advance(n)``) is told every 100 sweeps.
     """
     d = data.X.shape[1]
     scratch = np.empty((3, data.task.size))
