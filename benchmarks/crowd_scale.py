@@ -18,7 +18,7 @@ and says what a sweep costs per label and per task. Wall-clock and process time,
 this process, and the load average before and after are recorded.
 
 ``--modes`` runs one chain per seed (the sampler's own sweep, ``--mode-sweeps`` of them, one after another in
-this thread) and says where each settles: the researcher's row of Z, how many labelers hold each factor, the
+this thread, started as BBMC starts a chain) and says where each settles: the researcher's row of Z, how many labelers hold each factor, the
 size of her weights |beta_r| over the second half and their cosine with her rule, and the log-likelihood of
 her gold labels under her weights at the end, the effective sample size of her weights over the second half, and
 the R-hat of the seeds' chains taken together.
@@ -80,7 +80,7 @@ def profile(labels, X, *, n_sweeps: int, n_factors: int = 4) -> dict:
     data, prepare_seconds, _ = _timed(lambda: prepare(features, task, labeler, sign, labels.n_labelers))
     researcher = labels.labeler_index("researcher")
     rng = np.random.default_rng(0)
-    state = initial_state(data, n_factors, 1.0, rng)
+    state = initial_state(data, n_factors, 1.0, rng, researcher=researcher)
     gamma, Z = state.gamma, state.Z.copy()
     scratch = np.empty((3, data.task.size))
     rows = np.array([researcher], dtype=np.int64)
@@ -117,6 +117,7 @@ def modes(labels, X, *, seeds, n_sweeps: int, n_factors: int = 4) -> list[dict]:
     """One chain per seed from the sampler's usual start: where it settles (see the module docstring)."""
     from scipy.special import log_ndtr
 
+    from paucity.crowd.chains import ROUND
     from paucity.crowd.convergence import effective_sample_size, split_rhat
     from paucity.crowd.gibbs import initial_state, prepare, sweep
     from paucity.crowd.labels import align_features
@@ -131,12 +132,12 @@ def modes(labels, X, *, seeds, n_sweeps: int, n_factors: int = 4) -> list[dict]:
     found, chains = [], []
     for seed in seeds:
         rng = np.random.default_rng(seed)
-        state = initial_state(data, n_factors, 1.0, rng)
+        state = initial_state(data, n_factors, 1.0, rng, researcher=researcher)
         scratch = np.empty((3, data.task.size))
         sizes, betas, wall = [], [], time.perf_counter()
-        for _ in range(n_sweeps):
+        for step in range(n_sweeps):  # as BBMC's fresh chains: her last factor hers alone for the first round
             state = sweep(data, state, alpha=1.0, sigma=1.0, rng=rng, fix_assignments=False, scratch=scratch, rows=rows,
-                          private=researcher)
+                          private=researcher, own_column=n_factors - 1 if step < ROUND else -1)
             betas.append(state.Z[researcher] @ state.gamma)
             sizes.append(float(np.linalg.norm(betas[-1])))
         kept = np.array(betas[n_sweeps - n_sweeps // 2:])

@@ -8,13 +8,16 @@ import numpy as np
 from scipy.special import betaln, log_ndtr
 
 
-def sample_assignments(Z, projections, task, sign, pointer, alpha_over_k, uniforms):
-    """Eq. (3.7) entry by entry, written from the seed: prior (3.6) times the labeler's probit likelihood."""
+def sample_assignments(Z, projections, task, sign, pointer, alpha_over_k, uniforms, own_column=-1):
+    """Eq. (3.7) entry by entry, written from the seed: prior (3.6) times the labeler's probit likelihood.
+    Column ``own_column`` (the researcher's own factor) is left as it is."""
     Z = Z.copy()
     m, K = Z.shape
     for l in range(m):
         labelled = range(pointer[l], pointer[l + 1])
         for b in range(K):
+            if b == own_column:
+                continue
             others = Z[:, b].sum() - Z[l, b]
             prior_one = (others + alpha_over_k) / (m + alpha_over_k)
             weights = []
@@ -151,12 +154,14 @@ def sample_latent(features, labeler, sign, beta, uniforms):
     return t, h
 
 
-def sample_rows(Z, projections, task, sign, pointer, rows, alpha_over_k, uniforms):
+def sample_rows(Z, projections, task, sign, pointer, rows, alpha_over_k, uniforms, own_column=-1):
     """Whole rows of Z from eq. (3.7), written from the seed: enumerate the 2^K values of the row, weigh each by
-    the prior (3.6) and the labeler's probit likelihood, and pick by the inverse CDF at the row's uniform."""
+    the prior (3.6) and the labeler's probit likelihood, and pick by the inverse CDF at the row's uniform. With
+    ``own_column``, only the values that hold that column are enumerated."""
     Z = Z.copy()
     m, K = Z.shape
-    values = np.array([[(code >> b) & 1 for b in range(K)] for code in range(2**K)], dtype=float)
+    values = np.array([[(code >> b) & 1 for b in range(K)] for code in range(2**K)
+                       if own_column < 0 or (code >> own_column) & 1], dtype=float)
     for k, l in enumerate(rows):
         others = Z.sum(axis=0) - Z[l]
         labelled = range(pointer[l], pointer[l + 1])

@@ -149,3 +149,39 @@ def test_pool_says_how_many_sweeps_and_why_it_stopped(labels_and_features):
     assert result.stop_reason == result.model.stop_reason_ and "max_sweeps=400" in result.stop_reason
     summary = result.to_dict()
     assert summary["n_sweeps"] == 400 and summary["converged"] is False and summary["ess"] == result.ess
+
+
+def _record_rounds(monkeypatch):
+    """Wrap the chains' advance: record (sweeps, own column, the researcher's and the others' last column)."""
+    from paucity.crowd import chains as module
+
+    calls, original = [], module.advance
+
+    def recording(data, state, rng, **options):
+        stretch = original(data, state, rng, **options)
+        last = stretch.state.Z[:, -1]
+        calls.append((options["n_sweeps"], options["own_column"], last[options["researcher"]],
+                      np.delete(last, options["researcher"]).sum()))
+        return stretch
+
+    monkeypatch.setattr(module, "advance", recording)
+    return calls
+
+
+@pytest.mark.parametrize("params, reserved", [({}, ROUND), ({"n_burnin": 30, "n_samples": 250}, 30),
+                                              ({"n_burnin": 0, "n_samples": 250}, 0)])
+def test_a_fresh_chain_keeps_her_last_factor_hers_alone_only_in_sweeps_it_discards(labels_and_features, monkeypatch,
+                                                                                    params, reserved):
+    labels, X = labels_and_features
+    calls = _record_rounds(monkeypatch)
+    model = _fit(labels, X, n_chains=1, max_sweeps=400, **params)
+    first = [c for c in calls if c[1] >= 0]
+    assert sum(c[0] for c in first) == reserved and calls[: len(first)] == first  # the first sweeps only
+    assert all(own == 1 and len(model.labeler_factors_.columns) - 1 == column and others == 0
+               for _, column, own, others in first)
+    # none of them is kept: a fixed burn-in covers them, an open length keeps the second half of >= 2 rounds
+    assert model.n_kept_ <= model.n_sweeps_ - reserved
+    # continuing a fitted chain reserves nothing
+    calls.clear()
+    model.update(pd.DataFrame({"task": ["t20"], "labeler": ["me"], "label": ["yes"]}), n_sweeps=40)
+    assert calls and all(column == -1 for _, column, _, _ in calls)

@@ -22,8 +22,9 @@ def test_log_ndtr_is_continuous_where_the_formula_switches():
     assert math.isclose(below, above, rel_tol=1e-9)
 
 
+@pytest.mark.parametrize("own_column", [-1, 2])
 @pytest.mark.parametrize("seed", range(4))
-def test_assignment_sweep_matches_the_entry_by_entry_reference(seed):
+def test_assignment_sweep_matches_the_entry_by_entry_reference(seed, own_column):
     rng = np.random.default_rng(seed)
     n, m, d, K = 15, 6, 3, 3
     X = rng.normal(size=(n, d))
@@ -36,11 +37,14 @@ def test_assignment_sweep_matches_the_entry_by_entry_reference(seed):
     Z = (rng.random((m, K)) < 0.5).astype(float)
     uniforms = rng.random((m, K))
     alpha = 1.3
-    expected = reference.sample_assignments(Z, projections, data.task, data.sign, data.pointer, alpha / K, uniforms)
+    expected = reference.sample_assignments(Z, projections, data.task, data.sign, data.pointer, alpha / K, uniforms,
+                                            own_column)
     got = Z.copy()
     sample_assignments(got, projections, data.task, data.sign, data.pointer, math.log(alpha / K), uniforms,
-                       np.empty((3, data.task.size)))
+                       np.empty((3, data.task.size)), own_column)
     np.testing.assert_array_equal(got, expected)
+    if own_column >= 0:  # the researcher's own column is never drawn
+        np.testing.assert_array_equal(got[:, own_column], Z[:, own_column])
 
 
 def test_truncated_means_match_scipy_in_both_tails():
@@ -92,8 +96,9 @@ def test_latent_sweep_matches_the_label_by_label_reference(seed):
     assert np.all(t * data.sign >= 0)
 
 
+@pytest.mark.parametrize("own_column", [-1, 1])
 @pytest.mark.parametrize("seed", range(4))
-def test_whole_row_draws_match_the_enumerating_reference(seed):
+def test_whole_row_draws_match_the_enumerating_reference(seed, own_column):
     from paucity.crowd._kernels import sample_rows
 
     rng = np.random.default_rng(seed)
@@ -110,8 +115,10 @@ def test_whole_row_draws_match_the_enumerating_reference(seed):
         rows = rng.permutation(m)[:3].astype(np.int64)
         uniforms = rng.random(3)
         expected = reference.sample_rows(Z, projections, data.task, data.sign, data.pointer, rows, alpha / K,
-                                         uniforms)
+                                         uniforms, own_column)
         got = Z.copy()
         sample_rows(got, projections, data.task, data.sign, data.pointer, rows, math.log(alpha / K), uniforms,
-                    np.empty(1 << K))
+                    np.empty(1 << K), own_column)
         np.testing.assert_array_equal(got, expected)
+        if own_column >= 0:
+            assert np.all(got[rows, own_column] == 1.0)

@@ -29,7 +29,7 @@ def log_ndtr(x: float) -> float:
 
 
 @numba.njit(cache=True, nogil=True)
-def sample_assignments(Z, projections, task, sign, pointer, log_prior_weight, uniforms, scratch):
+def sample_assignments(Z, projections, task, sign, pointer, log_prior_weight, uniforms, scratch, own_column=-1):
     """One sweep of eq. (3.7) over every entry of Z, labeler by labeler, factor by factor, in place.
 
     Parameters
@@ -41,6 +41,8 @@ def sample_assignments(Z, projections, task, sign, pointer, log_prior_weight, un
     log_prior_weight : float64, log(alpha / K), the truncated IBP's pseudo-count (eq. 3.6).
     uniforms : float64 (m, K), one uniform per entry.
     scratch : float64 (3, N), work space: the linear predictors, their log Phi, the proposed log Phi.
+    own_column : int, default -1
+        A column of Z that no entry step draws (the researcher's own factor: hers alone, always held); -1 for none.
 
     The prior odds of z_lb = 1 are (m_{-l,b} + alpha/K) / (m - m_{-l,b}), with m the number of labelers.
     One of the two values of z_lb is the current one, so its log likelihood is cached and each entry
@@ -64,6 +66,8 @@ def sample_assignments(Z, projections, task, sign, pointer, log_prior_weight, un
             eta[j] = value
             current_log[j] = log_ndtr(sign[j] * value)
         for b in range(K):
+            if b == own_column:
+                continue
             current = Z[l, b]
             delta = 1.0 - 2.0 * current  # the change of z_lb if it flips
             others = counts[b] - current
@@ -254,7 +258,7 @@ def sample_latent(features, labeler, sign, beta, uniforms, t, h):
 
 
 @numba.njit(cache=True, nogil=True)
-def sample_rows(Z, projections, task, sign, pointer, rows, log_prior_weight, uniforms, log_weights):
+def sample_rows(Z, projections, task, sign, pointer, rows, log_prior_weight, uniforms, log_weights, own_column=-1):
     """Draw whole rows of Z from their conditional given gamma and the other rows (eq. 3.7, jointly), in place.
 
     Parameters
@@ -263,6 +267,8 @@ def sample_rows(Z, projections, task, sign, pointer, rows, log_prior_weight, uni
     rows : int64 (R,), the rows to draw, one after another.
     uniforms : float64 (R,), one uniform per row.
     log_weights : float64 (2^K,), work space.
+    own_column : int, default -1
+        A column every drawn row holds (the researcher's own factor); -1 for none.
 
     Each row's 2^K values are enumerated in Gray-code order (one factor changes between neighbours, so a
     label's linear predictor costs one addition per value); the prior of a value is the product over
@@ -304,6 +310,10 @@ def sample_rows(Z, projections, task, sign, pointer, rows, log_prior_weight, uni
                 else:
                     eta -= projections[i, b]
                 log_weights[gray] += log_ndtr(s * eta)
+        if own_column >= 0:
+            for g in range(n_values):
+                if not (g >> own_column) & 1:
+                    log_weights[g] = -math.inf
         top = log_weights.max()
         total = 0.0
         for g in range(n_values):

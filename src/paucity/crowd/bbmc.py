@@ -222,7 +222,9 @@ class BBMC(LabelPredictor, BaseEstimator):
     (:func:`~paucity.crowd.gibbs.private_factor_moves`, the latent variables
     integrated out): her gold labels have no noise, so such a factor's scale
     is fixed by its prior alone, and the alternation of T and gamma moves it
-    by small steps.
+    by small steps. A fresh chain starts with her holding the last factor
+    too, kept hers alone for its first 100 sweeps (all discarded), so that
+    every chain begins where she has a factor of her own.
 
     **Stopping.** By default (``n_burnin="auto"``, ``n_samples="auto"``) the
     chains run in rounds of 100 sweeps; after every round from the second,
@@ -375,13 +377,14 @@ class BBMC(LabelPredictor, BaseEstimator):
         self._labeler_ids, self._researcher_position = labels.labeler_ids, position
         self._data = data
         self.n_sweeps_ = 0
-        starts = [initial_state(data, params["n_factors"], float(params["sigma"]), chain_rng)
+        starts = [initial_state(data, params["n_factors"], float(params["sigma"]), chain_rng, researcher=position)
                   for chain_rng in self._chain_rngs]
-        self._run(params, starts, _plan(params))
+        self._run(params, starts, _plan(params), reserve=ROUND)
         return self
 
-    def _run(self, params, states, plan: Plan):
-        """Run (or continue, from ``states``) every chain on ``self._data`` and set the fitted attributes."""
+    def _run(self, params, states, plan: Plan, reserve: int = 0):
+        """Run (or continue, from ``states``) every chain on ``self._data`` and set the fitted attributes;
+        ``reserve`` sweeps at the start keep the last factor the researcher's alone (fresh chains only)."""
         data = self._data
         total = plan.n_burnin + plan.n_samples if plan.fixed else plan.max_sweeps
         description = "BBMC Gibbs sweeps" if plan.fixed else "BBMC Gibbs sweeps (until the chains agree)"
@@ -391,7 +394,8 @@ class BBMC(LabelPredictor, BaseEstimator):
                 kernel_threads(params["n_jobs"]) as threads, \
                 executor(params["scheduler"], threads, len(states), data) as runner:
             try:
-                pooled = run_chains(data, states, self._chain_rngs, plan, runner=runner, bar=bar, **options)
+                pooled = run_chains(data, states, self._chain_rngs, plan, runner=runner, bar=bar, reserve=reserve,
+                                    **options)
             except (ArithmeticError, FloatingPointError, np.linalg.LinAlgError, ValueError) as error:
                 largest = float(np.abs(data.features).max()) if data.features.size else 0.0
                 raise InputError(

@@ -148,10 +148,10 @@ def _client():
         ) from None
 
 
-def _step(data, state, rng, options, n_sweeps, n_states):
+def _step(data, state, rng, options, n_sweeps, n_states, own_column=-1):
     """One round of one chain (a module-level function, so Dask can ship it)."""
     with np.errstate(over="raise", invalid="raise", divide="raise"):
-        stretch = advance(data, state, rng, n_sweeps=n_sweeps, n_states=n_states, **options)
+        stretch = advance(data, state, rng, n_sweeps=n_sweeps, n_states=n_states, own_column=own_column, **options)
     return stretch, rng
 
 
@@ -164,7 +164,7 @@ class _Chain:
 
 
 def run_chains(data: LabelData, states: list, rngs: list, plan: Plan, *, researcher: int, alpha: float, sigma: float,
-               fix_assignments: bool = False, runner=None, bar=None) -> Pooled:
+               fix_assignments: bool = False, runner=None, bar=None, reserve: int = 0) -> Pooled:
     """Advance every chain in rounds of :data:`ROUND` sweeps (or fewer) until the plan is done.
 
     With a fixed length, ``n_burnin`` sweeps are discarded and the next ``n_samples`` kept. Otherwise,
@@ -173,6 +173,11 @@ def run_chains(data: LabelData, states: list, rngs: list, plan: Plan, *, researc
     (largest split-R-hat at most ``max_rhat``, smallest effective sample size at least ``min_ess``), or
     after ``max_sweeps`` sweeps, whichever comes first. ``runner`` has ``map(function, items)`` (one
     item per chain); ``bar`` is told the sweeps done and shown the R-hat.
+
+    ``reserve``: for the first ``reserve`` sweeps the last factor is the researcher's alone (``own_column`` of
+    :func:`~paucity.crowd.gibbs.sweep`); the sweeps after them use the plain sampler. Those sweeps are always
+    discarded: with a fixed length at most ``n_burnin`` of them are run, and an open length keeps the second
+    half of at least 2 rounds, so at most one round (``ROUND``) is reserved.
     """
     runner = _Serial() if runner is None else runner
     options = dict(researcher=researcher, alpha=alpha, sigma=sigma, fix_assignments=fix_assignments)
@@ -180,6 +185,9 @@ def run_chains(data: LabelData, states: list, rngs: list, plan: Plan, *, researc
               for state, rng in zip(states, rngs)]
     burn = plan.n_burnin
     total = plan.n_burnin + plan.n_samples if plan.fixed else plan.max_sweeps
+    reserve = min(reserve, ROUND, burn if burn is not None else ROUND)
+    if fix_assignments or states[0].Z.shape[1] < 2:
+        reserve = 0
     done = 0
     rhat = ess = None
     reason = ""
@@ -188,9 +196,13 @@ def run_chains(data: LabelData, states: list, rngs: list, plan: Plan, *, researc
         size = min(ROUND, total - done)
         if burn is not None and done < burn:
             size = min(size, burn - done)  # a round never straddles the end of a fixed burn-in
+        if done < reserve:
+            size = min(size, reserve - done)  # nor the end of the reserved sweeps
         # states come back from the rounds that may be the last ones: all of them when the length is open
         n_states = plan.n_states if (not plan.fixed or total - done - size < plan.n_states) else 0
-        results = runner.map(_step, [(data, chain.state, chain.rng, options, size, n_states) for chain in chains])
+        own_column = chains[0].state.Z.shape[1] - 1 if done < reserve else -1
+        results = runner.map(_step, [(data, chain.state, chain.rng, options, size, n_states, own_column)
+                                     for chain in chains])
         for chain, (stretch, rng) in zip(chains, results):
             chain.state, chain.rng = stretch.state, rng
             if burn is None or done >= burn:

@@ -294,33 +294,42 @@ def private_factor_moves(data: LabelData, gamma, Z, researcher: int, sigma: floa
     return gamma
 
 
-def initial_state(data: LabelData, n_factors: int, sigma: float, rng, fixed_assignments=None) -> ChainState:
+def initial_state(data: LabelData, n_factors: int, sigma: float, rng, fixed_assignments=None,
+                  researcher: int | None = None) -> ChainState:
     """Start: gamma from its prior N(0, sigma^2 I); every labeler shares the first factor and no other (or the fixed Z).
 
     One shared factor is the crowd's consensus, from which labelers split off as the sweeps go. Started
     from fair coins instead, chains of a 500-labeler crowd settled where every factor served a large group
     and the researcher none of her own, a region hundreds of log units below the one these starts reach.
+    With ``researcher``, she also holds the last factor, which BBMC keeps hers alone for the first sweeps
+    (``own_column`` of :func:`sweep`, all of them discarded): a chain left to find such a factor by itself
+    often settled where the crowd held every factor, her weights had the crowd's scale and her gold labels
+    fit them tens of log units worse, and it did not leave.
     """
     d = data.X.shape[1]
     gamma = sigma * rng.standard_normal((n_factors, d))
     if fixed_assignments is None:
         Z = np.zeros((data.n_labelers, n_factors))
         Z[:, 0] = 1.0
+        if researcher is not None and n_factors > 1:
+            Z[researcher, -1] = 1.0
     else:
         Z = np.array(fixed_assignments, dtype=np.float64)
     return ChainState(gamma, Z, np.zeros(data.task.size))
 
 
 def sweep(data: LabelData, state: ChainState, *, alpha: float, sigma: float, rng, fix_assignments: bool,
-          scratch: np.ndarray, rows=None, private: int | None = None) -> ChainState:
+          scratch: np.ndarray, rows=None, private: int | None = None, own_column: int = -1) -> ChainState:
     """One Gibbs sweep: T (3.3), gamma (3.4), every entry of Z (3.7), the ``rows`` of Z whole (3.7), then the
     factors that row ``private`` holds alone.
 
     ``rows`` (int64 array, optional): rows of Z drawn from their joint conditional after the entry-by-entry
     step, 2^K values each (BBMC passes the researcher's row). ``private`` (int, optional): the row whose
     private factors :func:`private_factor_moves` moves (BBMC passes the researcher's, also when Z is fixed).
-    Uniforms are drawn for T, gamma's noise, Z's entries, the rows and the private moves, in that order, so a
-    chain's draws depend only on its generator.
+    ``own_column`` (int, default -1): a column of Z that no entry is drawn in and every drawn row holds (a
+    factor reserved for the researcher; BBMC reserves one in the first sweeps of a fresh chain, see
+    :func:`initial_state`). Uniforms are drawn for T, gamma's noise, Z's entries, the rows and the private
+    moves, in that order, so a chain's draws depend only on its generator.
     """
     t, sums = latent_and_sums(data, state.gamma, state.Z, rng)
     gamma = sample_factors(data, state.Z, t, sigma, rng, sums)
@@ -330,10 +339,11 @@ def sweep(data: LabelData, state: ChainState, *, alpha: float, sigma: float, rng
         projections = np.ascontiguousarray(data.X @ gamma.T)
         log_prior_weight = math.log(alpha / Z.shape[1])
         uniforms = rng.random(Z.shape)
-        sample_assignments(Z, projections, data.task, data.sign, data.pointer, log_prior_weight, uniforms, scratch)
+        sample_assignments(Z, projections, data.task, data.sign, data.pointer, log_prior_weight, uniforms, scratch,
+                           own_column)
         if rows is not None and len(rows):
             sample_rows(Z, projections, data.task, data.sign, data.pointer, rows, log_prior_weight,
-                        rng.random(len(rows)), np.empty(1 << Z.shape[1]))
+                        rng.random(len(rows)), np.empty(1 << Z.shape[1]), own_column)
     if private is not None:
         gamma = private_factor_moves(data, gamma, Z, private, sigma, rng)
     return ChainState(gamma, Z, t)
@@ -362,7 +372,7 @@ class Stretch:
 
 
 def advance(data: LabelData, state: ChainState, rng, *, researcher: int, alpha: float, sigma: float, n_sweeps: int,
-            fix_assignments: bool = False, n_states: int = 0, bar=None) -> Stretch:
+            fix_assignments: bool = False, n_states: int = 0, bar=None, own_column: int = -1) -> Stretch:
     """Run ``n_sweeps`` sweeps from ``state`` and say what they yield (see :class:`Stretch`).
 
     Every sweep draws the researcher's row of Z whole after its entries (unless Z is fixed), the
@@ -381,7 +391,7 @@ def advance(data: LabelData, state: ChainState, rng, *, researcher: int, alpha: 
     since = 0
     for step in range(n_sweeps):
         state = sweep(data, state, alpha=alpha, sigma=sigma, rng=rng, fix_assignments=fix_assignments,
-                      scratch=scratch, rows=rows, private=researcher)
+                      scratch=scratch, rows=rows, private=researcher, own_column=own_column)
         beta[step] = state.Z[researcher] @ state.gamma
         assignment_sum += state.Z
         weight_sum += state.Z @ state.gamma
