@@ -174,3 +174,68 @@ def sample_rows(Z, projections, task, sign, pointer, rows, alpha_over_k, uniform
         cumulative = np.cumsum(weights) / weights.sum()
         Z[l] = values[min(int(np.searchsorted(cumulative, uniforms[k], side="right")), len(values) - 1)]
     return Z
+
+
+def log_prior(Z, gamma, alpha_over_k, sigma):
+    """log p(Z) + log p(gamma) up to a constant: columns of Z beta-Bernoulli (pi_b ~ Beta(alpha/K, 1)), gamma_b
+    ~ N(0, sigma^2 I)."""
+    m = Z.shape[0]
+    counts = Z.sum(axis=0)
+    return float(betaln(counts + alpha_over_k, m - counts + 1).sum() - 0.5 * (gamma**2).sum() / sigma**2)
+
+
+def nesting_moves(Z, gamma, alpha_over_k, sigma, uniforms, own_column=-1):
+    """For each ordered pair (a, b): the state with b's holders moved between holding a and not, gamma_b shifted by
+    gamma_a so that Z gamma stays, accepted by the whole prior's ratio (the likelihood is unchanged)."""
+    Z, gamma = Z.copy(), gamma.copy()
+    K = Z.shape[1]
+    pairs = [(a, b) for a in range(K) for b in range(K) if a != b]
+    for (a, b), u in zip(pairs, uniforms):
+        holders = Z[:, b] == 1.0
+        if a == own_column or not holders.any():
+            continue
+        if np.all(Z[holders, a] == 1.0):
+            value, shift = 0.0, 1.0
+        elif np.all(Z[holders, a] == 0.0):
+            value, shift = 1.0, -1.0
+        else:
+            continue
+        proposed_Z, proposed_gamma = Z.copy(), gamma.copy()
+        proposed_Z[holders, a] = value
+        proposed_gamma[b] += shift * gamma[a]
+        ratio = log_prior(proposed_Z, proposed_gamma, alpha_over_k, sigma) - log_prior(Z, gamma, alpha_over_k, sigma)
+        if u < math.exp(min(ratio, 0.0)):
+            Z, gamma = proposed_Z, proposed_gamma
+    return Z, gamma
+
+
+def two_factor_posterior(x, labels_by_labeler, alpha, sigma, grid):
+    """Exact posterior of (gamma, Z) for K = 2, d = 1 by enumerating Z in {0, 1}^(m x 2) and a grid over gamma.
+
+    Returns, for every labeler, E[beta_l], E[beta_l^2] and E[z_l1 + z_l2] (quantities that do not depend on
+    the factors' order).
+    """
+    m = len(labels_by_labeler)
+    g1, g2 = np.meshgrid(grid, grid, indexing="ij")
+    gamma = np.stack([g1.ravel(), g2.ravel()])  # (2, G)
+    log_prior_gamma = -0.5 * (gamma**2).sum(axis=0) / sigma**2
+    rows = [np.array(r, dtype=float) for r in ((0, 0), (1, 0), (0, 1), (1, 1))]
+    # log likelihood of labeler l's labels for each value of its row, on the grid
+    loglik = [[sum(log_ndtr(s * x[i] * (row @ gamma)) for i, s in labels) if labels else np.zeros(gamma.shape[1])
+               for row in rows] for labels in labels_by_labeler]
+    log_joint, configs = [], []
+    for code in range(4**m):
+        choice = [(code >> (2 * l)) & 3 for l in range(m)]
+        Z = np.array([rows[c] for c in choice])
+        counts = Z.sum(axis=0)
+        log_prior_z = float((betaln(counts + alpha / 2, m - counts + 1) - betaln(alpha / 2, 1)).sum())
+        log_joint.append(log_prior_z + log_prior_gamma + sum(loglik[l][c] for l, c in enumerate(choice)))
+        configs.append(Z)
+    log_joint = np.array(log_joint)
+    weights = np.exp(log_joint - log_joint.max())
+    weights /= weights.sum()
+    beta = np.einsum("clb,bg->clg", np.array(configs), gamma)  # (configs, m, G)
+    first = np.einsum("cg,clg->l", weights, beta)
+    second = np.einsum("cg,clg->l", weights, beta**2)
+    held = np.einsum("c,cl->l", weights.sum(axis=1), np.array(configs).sum(axis=2))
+    return first, second, held

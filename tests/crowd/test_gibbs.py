@@ -220,3 +220,47 @@ def test_initial_state_fixed_assignments_are_kept():
     np.testing.assert_array_equal(chain.state.Z, fixed)
     np.testing.assert_array_equal(chain.assignment_mean, fixed)
     assert gibbs.LabelData is type(data)
+
+
+def test_whole_chain_with_two_factors_and_nesting_moves_matches_enumeration():
+    # K = 2, d = 1: every step of the sweep acts (entries, the researcher's row, the nesting moves, her private
+    # factor); enumerate Z in {0,1}^(3 x 2) and integrate gamma on a grid
+    from .reference import two_factor_posterior
+
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=10) + np.sign(rng.normal(size=10))
+    by_labeler = [
+        [(i, 1.0 if x[i] > 0 else -1.0) for i in range(4)],  # the researcher: sign of x
+        [(i, 1.0 if x[i] + 0.5 * rng.normal() > 0 else -1.0) for i in range(2, 10)],  # mostly agrees with her
+        [(i, -1.0 if x[i] > 0 else 1.0) for i in range(0, 6)],  # says the opposite
+    ]
+    task = np.array([i for labels in by_labeler for i, _ in labels])
+    labeler = np.array([l for l, labels in enumerate(by_labeler) for _ in labels])
+    sign = np.array([s for labels in by_labeler for _, s in labels])
+    data = prepare(x[:, None], task, labeler, sign, 3)
+    alpha, sigma = 1.0, 1.0
+    first, second, held = two_factor_posterior(x, by_labeler, alpha, sigma, np.linspace(-8, 8, 321))
+    moves = []
+    original = gibbs.nesting_moves
+
+    def counted(*args):
+        moves.append(original(*args))
+        return moves[-1]
+
+    weights, squares, holdings = [], [], []
+    state = None
+    generator = np.random.default_rng(12)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(gibbs, "nesting_moves", counted)
+        for _ in range(40):  # batch means of continued runs
+            out = run_chain(data, researcher=0, n_factors=2, alpha=alpha, sigma=sigma, n_burnin=0 if state else 200,
+                            n_samples=500, thin=1, rng=generator, state=state)
+            state = out.state
+            weights.append(out.weight_mean[:, 0])
+            holdings.append(out.assignment_mean.sum(axis=1))
+            squares.append((out.beta[:, 0] ** 2).mean())
+    assert sum(moves) > 1000  # the moves act
+    for estimates, exact in ((np.array(weights), first), (np.array(holdings), held),
+                             (np.array(squares)[:, None], second[:1])):
+        se = estimates.std(axis=0, ddof=1) / np.sqrt(len(estimates))
+        assert np.all(np.abs(estimates.mean(axis=0) - exact) < Z_BOUND * se + 1e-3), (estimates.mean(axis=0), exact)

@@ -122,3 +122,53 @@ def test_whole_row_draws_match_the_enumerating_reference(seed, own_column):
         np.testing.assert_array_equal(got, expected)
         if own_column >= 0:
             assert np.all(got[rows, own_column] == 1.0)
+
+
+@pytest.mark.parametrize("own_column", [-1, 0])
+@pytest.mark.parametrize("seed", range(4))
+def test_nesting_moves_match_the_whole_prior_reference_and_keep_every_labelers_weights(seed, own_column):
+    from paucity.crowd._kernels import nesting_moves
+
+    rng = np.random.default_rng(seed)
+    accepted = 0
+    for trial in range(200):
+        m, K, d = int(rng.integers(1, 7)), int(rng.integers(2, 5)), int(rng.integers(1, 4))
+        # sparse, nested and disjoint columns all occur
+        Z = (rng.random((m, K)) < rng.choice([0.2, 0.5, 0.9])).astype(float)
+        gamma = rng.normal(scale=rng.choice([0.3, 1.0, 3.0]), size=(K, d))
+        alpha, sigma = float(rng.choice([0.5, 1.0, 4.0])), float(rng.choice([0.5, 1.0, 2.0]))
+        uniforms = rng.random(K * (K - 1))
+        expected_Z, expected_gamma = reference.nesting_moves(Z, gamma, alpha / K, sigma, uniforms, own_column)
+        got_Z, got_gamma = Z.copy(), gamma.copy()
+        n = nesting_moves(got_Z, got_gamma, math.log(alpha / K), 1.0 / sigma**2, uniforms, own_column)
+        np.testing.assert_array_equal(got_Z, expected_Z)
+        np.testing.assert_allclose(got_gamma, expected_gamma, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(got_Z @ got_gamma, Z @ gamma, atol=1e-12)
+        if own_column >= 0:
+            np.testing.assert_array_equal(got_Z[:, own_column], Z[:, own_column])
+        accepted += n
+    assert accepted > 50  # the moves do act
+
+
+def test_a_nesting_move_is_accepted_as_often_as_the_prior_ratio_says():
+    from paucity.crowd._kernels import nesting_moves
+
+    # Two of m = 3 labelers hold factors 0 and 1 (1 nested in 0): the move drops 0 from them and gamma_1 takes
+    # gamma_0 in. With alpha / K = 0.5 (alpha = 1, K = 2) column 0 goes from 2 holders to none, so the
+    # beta-Bernoulli factor changes by Gamma(0.5) Gamma(4) / (Gamma(2.5) Gamma(2)) = sqrt(pi) 6 / (0.75 sqrt(pi))
+    # = 8, and gamma_1 = (1, 0) becomes (3, 0): N(0, I)'s density changes by exp(-(9 - 1) / 2) = exp(-4).
+    Z = np.array([[1.0, 1.0], [1.0, 1.0], [0.0, 0.0]])
+    gamma = np.array([[2.0, 0.0], [1.0, 0.0]])
+    expected = 8.0 * math.exp(-4.0)
+    # Pair (0, 1) comes first. After the move no one holds 0, so pair (1, 0) has nothing to move; without it,
+    # pair (1, 0) would drop 1 from both (8 exp(-(9 - 4) / 2) = 0.657), refused at a uniform of 0.99.
+    for u, moved in ((expected - 1e-9, True), (expected + 1e-9, False)):
+        got_Z, got_gamma = Z.copy(), gamma.copy()
+        accepted = nesting_moves(got_Z, got_gamma, math.log(0.5), 1.0, np.array([u, 0.99]), -1)
+        assert accepted == int(moved)
+        if moved:
+            np.testing.assert_array_equal(got_Z, [[0.0, 1.0], [0.0, 1.0], [0.0, 0.0]])
+            np.testing.assert_allclose(got_gamma, [[2.0, 0.0], [3.0, 0.0]])
+        else:
+            np.testing.assert_array_equal(got_Z, Z)
+            np.testing.assert_array_equal(got_gamma, gamma)

@@ -339,3 +339,81 @@ def margin_log_likelihood(rest, own, sign, scale):
     for j in range(rest.size):
         total += log_ndtr(sign[j] * (rest[j] + scale * own[j]))
     return total
+
+
+@numba.njit(cache=True, nogil=True)
+def nesting_moves(Z, gamma, log_prior_weight, inverse_variance, uniforms, own_column=-1):
+    """One Metropolis-Hastings move per ordered pair of factors (a, b) that leaves every labeler's weights as they are.
+
+    Parameters
+    ----------
+    Z : float64 (m, K), 0/1, updated in place.
+    gamma : float64 (K, d), the factors, updated in place.
+    log_prior_weight : float64, log(alpha / K), as in :func:`sample_assignments`.
+    inverse_variance : float64, 1 / sigma^2, the precision of gamma_b's prior N(0, sigma^2 I).
+    uniforms : float64 (K (K - 1),), one per ordered pair, a = 0, b = 1, 2, ...; then a = 1, b = 0, 2, ...
+    own_column : int, default -1
+        A factor no move gives to others nor takes from its holder (as in :func:`sample_assignments`).
+
+    Returns the number of moves accepted.
+
+    When every holder of b also holds a, the move drops a from them and adds gamma_a to gamma_b ("nested"
+    to "disjoint"); when no holder of b holds a, they take a and gamma_b loses gamma_a (the reverse); otherwise,
+    or when no one holds b, nothing moves. Each move is its own inverse and keeps beta_l = Z_l^T gamma for every
+    labeler, so the likelihood cancels and the acceptance ratio is the prior's: N(0, sigma^2 I) of gamma_b and
+    the beta-Bernoulli law of column a, whose log is lgamma(c + alpha/K) + lgamma(m - c + 1) for c holders
+    (the marginal whose conditional odds eq. 3.6 gives).
+    """
+    m, K = Z.shape
+    d = gamma.shape[1]
+    alpha_k = math.exp(log_prior_weight)
+    counts = np.zeros(K)
+    for l in range(m):
+        for b in range(K):
+            counts[b] += Z[l, b]
+    accepted = 0
+    k = 0
+    for a in range(K):
+        for b in range(K):
+            if a == b:
+                continue
+            u = uniforms[k]
+            k += 1
+            if a == own_column:
+                continue
+            holders = 0
+            both = 0
+            for l in range(m):
+                if Z[l, b] == 1.0:
+                    holders += 1
+                    if Z[l, a] == 1.0:
+                        both += 1
+            if holders == 0:
+                continue
+            if both == holders:
+                direction = 1.0  # nested: b's holders drop a, gamma_b + gamma_a
+            elif both == 0:
+                direction = -1.0  # disjoint: b's holders take a, gamma_b - gamma_a
+            else:
+                continue
+            dot = 0.0
+            square = 0.0
+            for f in range(d):
+                dot += gamma[a, f] * gamma[b, f]
+                square += gamma[a, f] * gamma[a, f]
+            count = counts[a]
+            new_count = count - direction * holders
+            log_ratio = (-0.5 * inverse_variance * (2.0 * direction * dot + square)
+                         + math.lgamma(new_count + alpha_k) + math.lgamma(m - new_count + 1.0)
+                         - math.lgamma(count + alpha_k) - math.lgamma(m - count + 1.0))
+            if log_ratio < 0.0 and u >= math.exp(log_ratio):
+                continue
+            value = 0.0 if direction > 0.0 else 1.0
+            for l in range(m):
+                if Z[l, b] == 1.0:
+                    Z[l, a] = value
+            for f in range(d):
+                gamma[b, f] += direction * gamma[a, f]
+            counts[a] = new_count
+            accepted += 1
+    return accepted

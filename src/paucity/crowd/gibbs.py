@@ -12,7 +12,16 @@ Plain functions on validated arrays. One sweep draws, in the seed's order,
    rows (eq. 3.7 for the row at once), so that her weights beta_r = Z_r^T gamma
    can move between factor configurations that single flips cannot cross (with
    hundreds of gold labels, every configuration one flip away is improbable);
-5. every factor the researcher holds alone, by elliptical slice draws and a move
+5. for every ordered pair of factors (a, b), a move between nested and disjoint
+   sharing that keeps every labeler's weights (``_kernels.nesting_moves``):
+   a group that holds a and b drops a while gamma_b takes gamma_a in, or the
+   reverse. A crowd in which two groups lean away from a rule has two such
+   pictures (all hold the rule's factor and the groups add a lean, or each group
+   holds a factor of its own), and the Gibbs steps cannot pass from one to the
+   other: hundreds of labelers would have to change at once. The same move lets
+   the researcher take or leave a shared factor while the factor she holds alone
+   makes up the difference;
+6. every factor the researcher holds alone, by elliptical slice draws and a move
    of its scale, with the t's integrated out (:func:`private_factor_moves`): her
    gold labels have no noise, so such a factor's scale is fixed by the prior alone,
    and steps 1-2 move it by small steps.
@@ -28,8 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
-from ._kernels import (margin_log_likelihood, sample_assignments, sample_latent as _latent_kernel, sample_rows,
-                       truncated_normals)
+from ._kernels import (margin_log_likelihood, nesting_moves, sample_assignments, sample_latent as _latent_kernel,
+                       sample_rows, truncated_normals)
 
 __all__ = [
     "LabelData",
@@ -320,15 +329,16 @@ def initial_state(data: LabelData, n_factors: int, sigma: float, rng, fixed_assi
 
 def sweep(data: LabelData, state: ChainState, *, alpha: float, sigma: float, rng, fix_assignments: bool,
           scratch: np.ndarray, rows=None, private: int | None = None, own_column: int = -1) -> ChainState:
-    """One Gibbs sweep: T (3.3), gamma (3.4), every entry of Z (3.7), the ``rows`` of Z whole (3.7), then the
-    factors that row ``private`` holds alone.
+    """One Gibbs sweep: T (3.3), gamma (3.4), every entry of Z (3.7), the ``rows`` of Z whole (3.7), the moves
+    between nested and disjoint sharing (unless Z is fixed), then the factors that row ``private`` holds alone.
 
     ``rows`` (int64 array, optional): rows of Z drawn from their joint conditional after the entry-by-entry
     step, 2^K values each (BBMC passes the researcher's row). ``private`` (int, optional): the row whose
     private factors :func:`private_factor_moves` moves (BBMC passes the researcher's, also when Z is fixed).
     ``own_column`` (int, default -1): a column of Z that no entry is drawn in and every drawn row holds (a
     factor reserved for the researcher; BBMC reserves one in the first sweeps of a fresh chain, see
-    :func:`initial_state`). Uniforms are drawn for T, gamma's noise, Z's entries, the rows and the private
+    :func:`initial_state`; no nesting move gives it to others or takes it from her). Uniforms are drawn for T,
+    gamma's noise, Z's entries, the rows, the nesting moves (one per ordered pair of factors) and the private
     moves, in that order, so a chain's draws depend only on its generator.
     """
     t, sums = latent_and_sums(data, state.gamma, state.Z, rng)
@@ -344,6 +354,10 @@ def sweep(data: LabelData, state: ChainState, *, alpha: float, sigma: float, rng
         if rows is not None and len(rows):
             sample_rows(Z, projections, data.task, data.sign, data.pointer, rows, log_prior_weight,
                         rng.random(len(rows)), np.empty(1 << Z.shape[1]), own_column)
+        K = Z.shape[1]
+        if K > 1 and own_column < 0:
+            gamma = np.array(gamma, order="C")
+            nesting_moves(Z, gamma, log_prior_weight, 1.0 / sigma**2, rng.random(K * (K - 1)), own_column)
     if private is not None:
         gamma = private_factor_moves(data, gamma, Z, private, sigma, rng)
     return ChainState(gamma, Z, t)
