@@ -184,7 +184,7 @@ def log_prior(Z, gamma, alpha_over_k, sigma):
     return float(betaln(counts + alpha_over_k, m - counts + 1).sum() - 0.5 * (gamma**2).sum() / sigma**2)
 
 
-def nesting_moves(Z, gamma, alpha_over_k, sigma, uniforms, own_column=-1):
+def nesting_moves(Z, gamma, alpha_over_k, sigma, uniforms):
     """For each ordered pair (a, b): the state with b's holders moved between holding a and not, gamma_b shifted by
     gamma_a so that Z gamma stays, accepted by the whole prior's ratio (the likelihood is unchanged)."""
     Z, gamma = Z.copy(), gamma.copy()
@@ -192,7 +192,7 @@ def nesting_moves(Z, gamma, alpha_over_k, sigma, uniforms, own_column=-1):
     pairs = [(a, b) for a in range(K) for b in range(K) if a != b]
     for (a, b), u in zip(pairs, uniforms):
         holders = Z[:, b] == 1.0
-        if a == own_column or not holders.any():
+        if not holders.any():
             continue
         if np.all(Z[holders, a] == 1.0):
             value, shift = 0.0, 1.0

@@ -124,9 +124,8 @@ def test_whole_row_draws_match_the_enumerating_reference(seed, own_column):
             assert np.all(got[rows, own_column] == 1.0)
 
 
-@pytest.mark.parametrize("own_column", [-1, 0])
-@pytest.mark.parametrize("seed", range(4))
-def test_nesting_moves_match_the_whole_prior_reference_and_keep_every_labelers_weights(seed, own_column):
+@pytest.mark.parametrize("seed", range(6))
+def test_nesting_moves_match_the_whole_prior_reference_and_keep_every_labelers_weights(seed):
     from paucity.crowd._kernels import nesting_moves
 
     rng = np.random.default_rng(seed)
@@ -138,14 +137,12 @@ def test_nesting_moves_match_the_whole_prior_reference_and_keep_every_labelers_w
         gamma = rng.normal(scale=rng.choice([0.3, 1.0, 3.0]), size=(K, d))
         alpha, sigma = float(rng.choice([0.5, 1.0, 4.0])), float(rng.choice([0.5, 1.0, 2.0]))
         uniforms = rng.random(K * (K - 1))
-        expected_Z, expected_gamma = reference.nesting_moves(Z, gamma, alpha / K, sigma, uniforms, own_column)
+        expected_Z, expected_gamma = reference.nesting_moves(Z, gamma, alpha / K, sigma, uniforms)
         got_Z, got_gamma = Z.copy(), gamma.copy()
-        n = nesting_moves(got_Z, got_gamma, math.log(alpha / K), 1.0 / sigma**2, uniforms, own_column)
+        n = nesting_moves(got_Z, got_gamma, math.log(alpha / K), 1.0 / sigma**2, uniforms)
         np.testing.assert_array_equal(got_Z, expected_Z)
         np.testing.assert_allclose(got_gamma, expected_gamma, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(got_Z @ got_gamma, Z @ gamma, atol=1e-12)
-        if own_column >= 0:
-            np.testing.assert_array_equal(got_Z[:, own_column], Z[:, own_column])
         accepted += n
     assert accepted > 50  # the moves do act
 
@@ -164,7 +161,7 @@ def test_a_nesting_move_is_accepted_as_often_as_the_prior_ratio_says():
     # pair (1, 0) would drop 1 from both (8 exp(-(9 - 4) / 2) = 0.657), refused at a uniform of 0.99.
     for u, moved in ((expected - 1e-9, True), (expected + 1e-9, False)):
         got_Z, got_gamma = Z.copy(), gamma.copy()
-        accepted = nesting_moves(got_Z, got_gamma, math.log(0.5), 1.0, np.array([u, 0.99]), -1)
+        accepted = nesting_moves(got_Z, got_gamma, math.log(0.5), 1.0, np.array([u, 0.99]))
         assert accepted == int(moved)
         if moved:
             np.testing.assert_array_equal(got_Z, [[0.0, 1.0], [0.0, 1.0], [0.0, 0.0]])

@@ -175,9 +175,9 @@ def run_chains(data: LabelData, states: list, rngs: list, plan: Plan, *, researc
     item per chain); ``bar`` is told the sweeps done and shown the R-hat.
 
     ``reserve``: for the first ``reserve`` sweeps the last factor is the researcher's alone (``own_column`` of
-    :func:`~paucity.crowd.gibbs.sweep`); the sweeps after them use the plain sampler. Those sweeps are always
-    discarded: with a fixed length at most ``n_burnin`` of them are run, and an open length keeps the second
-    half of at least 2 rounds, so at most one round (``ROUND``) is reserved.
+    :func:`~paucity.crowd.gibbs.sweep`, which then makes no nesting move); the sweeps after them use the whole
+    sampler. Those sweeps are always discarded: with a fixed length at most ``n_burnin`` of them are run, and an
+    open length keeps the second half of at least 2 rounds, so at most one round (``ROUND``) is reserved.
     """
     runner = _Serial() if runner is None else runner
     options = dict(researcher=researcher, alpha=alpha, sigma=sigma, fix_assignments=fix_assignments)

@@ -330,16 +330,17 @@ def initial_state(data: LabelData, n_factors: int, sigma: float, rng, fixed_assi
 def sweep(data: LabelData, state: ChainState, *, alpha: float, sigma: float, rng, fix_assignments: bool,
           scratch: np.ndarray, rows=None, private: int | None = None, own_column: int = -1) -> ChainState:
     """One Gibbs sweep: T (3.3), gamma (3.4), every entry of Z (3.7), the ``rows`` of Z whole (3.7), the moves
-    between nested and disjoint sharing (unless Z is fixed), then the factors that row ``private`` holds alone.
+    between nested and disjoint sharing (unless Z is fixed or ``own_column`` is kept, and K > 1), then the factors
+    that row ``private`` holds alone.
 
     ``rows`` (int64 array, optional): rows of Z drawn from their joint conditional after the entry-by-entry
     step, 2^K values each (BBMC passes the researcher's row). ``private`` (int, optional): the row whose
     private factors :func:`private_factor_moves` moves (BBMC passes the researcher's, also when Z is fixed).
     ``own_column`` (int, default -1): a column of Z that no entry is drawn in and every drawn row holds (a
     factor reserved for the researcher; BBMC reserves one in the first sweeps of a fresh chain, see
-    :func:`initial_state`; no nesting move gives it to others or takes it from her). Uniforms are drawn for T,
-    gamma's noise, Z's entries, the rows, the nesting moves (one per ordered pair of factors) and the private
-    moves, in that order, so a chain's draws depend only on its generator.
+    :func:`initial_state`). Uniforms are drawn for T, gamma's noise, Z's entries, the rows, the nesting moves
+    (one per ordered pair of factors, when they are made) and the private moves, in that order, so a chain's
+    draws depend only on its generator.
     """
     t, sums = latent_and_sums(data, state.gamma, state.Z, rng)
     gamma = sample_factors(data, state.Z, t, sigma, rng, sums)
@@ -357,7 +358,7 @@ def sweep(data: LabelData, state: ChainState, *, alpha: float, sigma: float, rng
         K = Z.shape[1]
         if K > 1 and own_column < 0:
             gamma = np.array(gamma, order="C")
-            nesting_moves(Z, gamma, log_prior_weight, 1.0 / sigma**2, rng.random(K * (K - 1)), own_column)
+            nesting_moves(Z, gamma, log_prior_weight, 1.0 / sigma**2, rng.random(K * (K - 1)))
     if private is not None:
         gamma = private_factor_moves(data, gamma, Z, private, sigma, rng)
     return ChainState(gamma, Z, t)
