@@ -6,7 +6,7 @@ import pytest
 
 from paucity._errors import ParameterError
 from paucity.crowd import BBMC, LabelMatrix, pool
-from paucity.crowd.chains import ROUND, Plan, run_chains
+from paucity.crowd.chains import ROUND, SETTLE, Plan, run_chains
 from paucity.crowd.convergence import effective_sample_size, split_rhat
 from paucity.crowd.gibbs import initial_state, prepare, run_chain
 
@@ -152,7 +152,8 @@ def test_pool_says_how_many_sweeps_and_why_it_stopped(labels_and_features):
 
 
 def _record_rounds(monkeypatch):
-    """Wrap the chains' advance: record (sweeps, own column, the researcher's and the others' last column)."""
+    """Wrap the chains' advance: record (sweeps, own column, the researcher's and the others' last column, whether Z
+    was held, whether Z moved)."""
     from paucity.crowd import chains as module
 
     calls, original = [], module.advance
@@ -161,7 +162,8 @@ def _record_rounds(monkeypatch):
         stretch = original(data, state, rng, **options)
         last = stretch.state.Z[:, -1]
         calls.append((options["n_sweeps"], options["own_column"], last[options["researcher"]],
-                      np.delete(last, options["researcher"]).sum()))
+                      np.delete(last, options["researcher"]).sum(), options["fix_assignments"],
+                      not np.array_equal(stretch.state.Z, state.Z)))
         return stretch
 
     monkeypatch.setattr(module, "advance", recording)
@@ -178,10 +180,15 @@ def test_a_fresh_chain_keeps_her_last_factor_hers_alone_only_in_sweeps_it_discar
     first = [c for c in calls if c[1] >= 0]
     assert sum(c[0] for c in first) == reserved and calls[: len(first)] == first  # the first sweeps only
     assert all(own == 1 and len(model.labeler_factors_.columns) - 1 == column and others == 0
-               for _, column, own, others in first)
+               for _, column, own, others, _, _ in first)
+    # in the first SETTLE of them Z stays at its start (the crowd on the first factor, she also on the last)
+    settle = min(SETTLE, reserved)
+    held = [c for c in calls if c[4]]
+    assert sum(c[0] for c in held) == settle and calls[: len(held)] == held and not any(c[5] for c in held)
+    assert not any(c[4] for c in calls[len(held):])
     # none of them is kept: a fixed burn-in covers them, an open length keeps the second half of >= 2 rounds
     assert model.n_kept_ <= model.n_sweeps_ - reserved
     # continuing a fitted chain reserves nothing
     calls.clear()
     model.update(pd.DataFrame({"task": ["t20"], "labeler": ["me"], "label": ["yes"]}), n_sweeps=40)
-    assert calls and all(column == -1 for _, column, _, _ in calls)
+    assert calls and all(column == -1 and not fixed for _, column, _, _, fixed, _ in calls)

@@ -342,7 +342,7 @@ def margin_log_likelihood(rest, own, sign, scale):
 
 
 @numba.njit(cache=True, nogil=True)
-def nesting_moves(Z, gamma, log_prior_weight, inverse_variance, uniforms):
+def nesting_moves(Z, gamma, log_prior_weight, inverse_variance, uniforms, own_column=-1):
     """One Metropolis-Hastings move per ordered pair of factors (a, b) that leaves every labeler's weights as they are.
 
     Parameters
@@ -352,6 +352,8 @@ def nesting_moves(Z, gamma, log_prior_weight, inverse_variance, uniforms):
     log_prior_weight : float64, log(alpha / K), as in :func:`sample_assignments`.
     inverse_variance : float64, 1 / sigma^2, the precision of gamma_b's prior N(0, sigma^2 I).
     uniforms : float64 (K (K - 1),), one per ordered pair, a = 0, b = 1, 2, ...; then a = 1, b = 0, 2, ...
+    own_column : int, default -1
+        A factor kept as it is (as in :func:`sample_assignments`): pairs with it are not moved; -1 for none.
 
     Returns the number of moves accepted.
 
@@ -377,6 +379,8 @@ def nesting_moves(Z, gamma, log_prior_weight, inverse_variance, uniforms):
                 continue
             u = uniforms[k]
             k += 1
+            if a == own_column or b == own_column:
+                continue
             holders = 0
             both = 0
             for l in range(m):

@@ -23,6 +23,7 @@ from .gibbs import ChainState, LabelData, Stretch, advance
 __all__ = ["Plan", "Pooled", "run_chains", "ROUND"]
 
 ROUND = 100  # sweeps per chain between two looks at the chains
+SETTLE = 20  # the first of a fresh chain's reserved sweeps, with Z held at its start
 
 
 @dataclass(frozen=True)
@@ -175,9 +176,11 @@ def run_chains(data: LabelData, states: list, rngs: list, plan: Plan, *, researc
     item per chain); ``bar`` is told the sweeps done and shown the R-hat.
 
     ``reserve``: for the first ``reserve`` sweeps the last factor is the researcher's alone (``own_column`` of
-    :func:`~paucity.crowd.gibbs.sweep`, which then makes no nesting move); the sweeps after them use the whole
-    sampler. Those sweeps are always discarded: with a fixed length at most ``n_burnin`` of them are run, and an
-    open length keeps the second half of at least 2 rounds, so at most one round (``ROUND``) is reserved.
+    :func:`~paucity.crowd.gibbs.sweep`), and in the first :data:`SETTLE` of them Z is held at its start, so that
+    gamma finds the crowd's consensus and her own rule before anyone chooses factors; the sweeps after them use
+    the whole sampler. Those sweeps are always discarded: with a fixed length at most ``n_burnin`` of them are
+    run, and an open length keeps the second half of at least 2 rounds, so at most one round (``ROUND``) is
+    reserved.
     """
     runner = _Serial() if runner is None else runner
     options = dict(researcher=researcher, alpha=alpha, sigma=sigma, fix_assignments=fix_assignments)
@@ -198,10 +201,14 @@ def run_chains(data: LabelData, states: list, rngs: list, plan: Plan, *, researc
             size = min(size, burn - done)  # a round never straddles the end of a fixed burn-in
         if done < reserve:
             size = min(size, reserve - done)  # nor the end of the reserved sweeps
+        settling = done < min(SETTLE, reserve)
+        if settling:
+            size = min(size, SETTLE - done)  # nor the end of the settling ones
         # states come back from the rounds that may be the last ones: all of them when the length is open
         n_states = plan.n_states if (not plan.fixed or total - done - size < plan.n_states) else 0
         own_column = chains[0].state.Z.shape[1] - 1 if done < reserve else -1
-        results = runner.map(_step, [(data, chain.state, chain.rng, options, size, n_states, own_column)
+        step_options = dict(options, fix_assignments=True) if settling else options
+        results = runner.map(_step, [(data, chain.state, chain.rng, step_options, size, n_states, own_column)
                                      for chain in chains])
         for chain, (stretch, rng) in zip(chains, results):
             chain.state, chain.rng = stretch.state, rng

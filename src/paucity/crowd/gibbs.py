@@ -330,7 +330,7 @@ def initial_state(data: LabelData, n_factors: int, sigma: float, rng, fixed_assi
 def sweep(data: LabelData, state: ChainState, *, alpha: float, sigma: float, rng, fix_assignments: bool,
           scratch: np.ndarray, rows=None, private: int | None = None, own_column: int = -1) -> ChainState:
     """One Gibbs sweep: T (3.3), gamma (3.4), every entry of Z (3.7), the ``rows`` of Z whole (3.7), the moves
-    between nested and disjoint sharing (unless Z is fixed or ``own_column`` is kept, and K > 1), then the factors
+    between nested and disjoint sharing (unless Z is fixed; none with ``own_column``'s factor), then the factors
     that row ``private`` holds alone.
 
     ``rows`` (int64 array, optional): rows of Z drawn from their joint conditional after the entry-by-entry
@@ -339,7 +339,7 @@ def sweep(data: LabelData, state: ChainState, *, alpha: float, sigma: float, rng
     ``own_column`` (int, default -1): a column of Z that no entry is drawn in and every drawn row holds (a
     factor reserved for the researcher; BBMC reserves one in the first sweeps of a fresh chain, see
     :func:`initial_state`). Uniforms are drawn for T, gamma's noise, Z's entries, the rows, the nesting moves
-    (one per ordered pair of factors, when they are made) and the private moves, in that order, so a chain's
+    (one per ordered pair of factors, unless Z is fixed) and the private moves, in that order, so a chain's
     draws depend only on its generator.
     """
     t, sums = latent_and_sums(data, state.gamma, state.Z, rng)
@@ -356,9 +356,9 @@ def sweep(data: LabelData, state: ChainState, *, alpha: float, sigma: float, rng
             sample_rows(Z, projections, data.task, data.sign, data.pointer, rows, log_prior_weight,
                         rng.random(len(rows)), np.empty(1 << Z.shape[1]), own_column)
         K = Z.shape[1]
-        if K > 1 and own_column < 0:
+        if K > 1:
             gamma = np.array(gamma, order="C")
-            nesting_moves(Z, gamma, log_prior_weight, 1.0 / sigma**2, rng.random(K * (K - 1)))
+            nesting_moves(Z, gamma, log_prior_weight, 1.0 / sigma**2, rng.random(K * (K - 1)), own_column)
     if private is not None:
         gamma = private_factor_moves(data, gamma, Z, private, sigma, rng)
     return ChainState(gamma, Z, t)
