@@ -159,6 +159,14 @@ def test_the_private_moves_stay_put_where_the_likelihood_is_not_a_number():
     assert gibbs._scale_draw(lambda u: float("nan"), rng) == 0.0
 
 
+def _one_feature_crowd(x, by_labeler):
+    """LabelData of labels given per labeler as (task, sign) pairs, on one feature x."""
+    task = np.array([i for labels in by_labeler for i, _ in labels])
+    labeler = np.array([l for l, labels in enumerate(by_labeler) for _ in labels])
+    sign = np.array([s for labels in by_labeler for _, s in labels])
+    return prepare(x[:, None], task, labeler, sign, len(by_labeler))
+
+
 def test_whole_chain_with_sampled_assignments_matches_enumeration():
     # K = 1, d = 1, three labelers with Z sampled: enumerate z in {0,1}^3 and integrate gamma on a grid
     rng = np.random.default_rng(5)
@@ -168,10 +176,7 @@ def test_whole_chain_with_sampled_assignments_matches_enumeration():
         [(i, 1.0 if x[i] > 0 else -1.0) for i in range(2, 8)],  # agrees with her
         [(i, -1.0 if x[i] > 0 else 1.0) for i in range(0, 6)],  # says the opposite
     ]
-    task = np.array([i for labels in by_labeler for i, _ in labels])
-    labeler = np.array([l for l, labels in enumerate(by_labeler) for _ in labels])
-    sign = np.array([s for labels in by_labeler for _, s in labels])
-    data = prepare(x[:, None], task, labeler, sign, 3)
+    data = _one_feature_crowd(x, by_labeler)
     alpha, sigma = 1.0, 1.0
     z_exact, beta_exact, second_exact = one_factor_posterior(x, by_labeler, 0, alpha, sigma,
                                                              np.linspace(-9, 9, 3601))
@@ -234,10 +239,7 @@ def test_whole_chain_with_two_factors_and_nesting_moves_matches_enumeration():
         [(i, 1.0 if x[i] + 0.5 * rng.normal() > 0 else -1.0) for i in range(2, 10)],  # mostly agrees with her
         [(i, -1.0 if x[i] > 0 else 1.0) for i in range(0, 6)],  # says the opposite
     ]
-    task = np.array([i for labels in by_labeler for i, _ in labels])
-    labeler = np.array([l for l, labels in enumerate(by_labeler) for _ in labels])
-    sign = np.array([s for labels in by_labeler for _, s in labels])
-    data = prepare(x[:, None], task, labeler, sign, 3)
+    data = _one_feature_crowd(x, by_labeler)
     alpha, sigma = 1.0, 1.0
     first, second, held = two_factor_posterior(x, by_labeler, alpha, sigma, np.linspace(-8, 8, 321))
     moves = []
