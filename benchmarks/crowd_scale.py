@@ -23,7 +23,8 @@ size of her weights |beta_r| over the second half and their cosine with her rule
 her gold labels under her weights at the end, the effective sample size of her weights over the second half, and
 the R-hat of the seeds' chains taken together.
 
-Writes ``benchmarks/results/crowd_scale_<labels>.json`` (``--modes``: ``crowd_scale_modes_<labels>.json``).
+Writes ``benchmarks/results/crowd_scale_<labels>.json`` (``_seed<N>`` added for a crowd drawn with ``--seed N``
+other than 0; ``--modes``: ``crowd_scale_modes_<labels>.json``).
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def _timed(function):
 def profile(labels, X, *, n_sweeps: int, n_factors: int = 4) -> dict:
     """Seconds per sweep in each step, on one chain in this thread, after a short warm-up from the usual start."""
     from paucity.crowd.gibbs import initial_state, latent_and_sums, prepare, private_factor_moves, sample_factors
-    from paucity.crowd._kernels import sample_assignments, sample_rows
+    from paucity.crowd._kernels import nesting_moves, sample_assignments, sample_rows
     from paucity.crowd.labels import align_features
 
     features, _ = align_features(labels, X)
@@ -85,7 +86,8 @@ def profile(labels, X, *, n_sweeps: int, n_factors: int = 4) -> dict:
     scratch = np.empty((3, data.task.size))
     rows = np.array([researcher], dtype=np.int64)
     log_weight = math.log(1.0 / n_factors)
-    steps = {"latent": 0.0, "factors": 0.0, "entries": 0.0, "researcher_row": 0.0, "private_factors": 0.0}
+    steps = {"latent": 0.0, "factors": 0.0, "entries": 0.0, "researcher_row": 0.0, "nesting": 0.0,
+             "private_factors": 0.0}
     for sweep in range(n_sweeps + 20):
         t0 = time.perf_counter()
         t, sums = latent_and_sums(data, gamma, Z, rng)
@@ -98,10 +100,13 @@ def profile(labels, X, *, n_sweeps: int, n_factors: int = 4) -> dict:
         sample_rows(Z, projections, data.task, data.sign, data.pointer, rows, log_weight, rng.random(1),
                     np.empty(1 << n_factors))
         t4 = time.perf_counter()
-        gamma = private_factor_moves(data, gamma, Z, researcher, 1.0, rng)
+        gamma = np.array(gamma, order="C")
+        nesting_moves(Z, gamma, log_weight, 1.0, rng.random(n_factors * (n_factors - 1)))
         t5 = time.perf_counter()
+        gamma = private_factor_moves(data, gamma, Z, researcher, 1.0, rng)
+        t6 = time.perf_counter()
         if sweep >= 20:  # the first sweeps compile and settle
-            for name, seconds in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)):
+            for name, seconds in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5)):
                 steps[name] += seconds
     per_sweep = {name: seconds / n_sweeps for name, seconds in steps.items()}
     total = sum(per_sweep.values())
@@ -117,7 +122,7 @@ def modes(labels, X, *, seeds, n_sweeps: int, n_factors: int = 4) -> list[dict]:
     """One chain per seed from the sampler's usual start: where it settles (see the module docstring)."""
     from scipy.special import log_ndtr
 
-    from paucity.crowd.chains import ROUND
+    from paucity.crowd.chains import ROUND, SETTLE
     from paucity.crowd.convergence import effective_sample_size, split_rhat
     from paucity.crowd.gibbs import initial_state, prepare, sweep
     from paucity.crowd.labels import align_features
@@ -136,8 +141,8 @@ def modes(labels, X, *, seeds, n_sweeps: int, n_factors: int = 4) -> list[dict]:
         scratch = np.empty((3, data.task.size))
         sizes, betas, wall = [], [], time.perf_counter()
         for step in range(n_sweeps):  # as BBMC's fresh chains: her last factor hers alone for the first round
-            state = sweep(data, state, alpha=1.0, sigma=1.0, rng=rng, fix_assignments=False, scratch=scratch, rows=rows,
-                          private=researcher, own_column=n_factors - 1 if step < ROUND else -1)
+            state = sweep(data, state, alpha=1.0, sigma=1.0, rng=rng, fix_assignments=step < SETTLE, scratch=scratch,
+                          rows=rows, private=researcher, own_column=n_factors - 1 if step < ROUND else -1)
             betas.append(state.Z[researcher] @ state.gamma)
             sizes.append(float(np.linalg.norm(betas[-1])))
         kept = np.array(betas[n_sweeps - n_sweeps // 2:])
@@ -232,7 +237,8 @@ def main() -> None:
     report["load_average_after"] = os.getloadavg()
     from paucity.io import write_text
 
-    target = ROOT / "benchmarks" / "results" / f"crowd_scale_{n_labels if not args.quick else 'quick'}.json"
+    name = f"{n_labels if not args.quick else 'quick'}" + (f"_seed{args.seed}" if args.seed else "")
+    target = ROOT / "benchmarks" / "results" / f"crowd_scale_{name}.json"
     write_text(json.dumps(report, indent=1, default=float), target)
     print(f"peak memory {report['peak_resident_megabytes']:.0f} MB; load average before {load_before}, after "
           f"{report['load_average_after']}; wrote {target}")
