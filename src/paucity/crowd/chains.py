@@ -176,7 +176,7 @@ def run_chains(data: LabelData, states: list, rngs: list, plan: Plan, *, researc
     item per chain); ``bar`` is told the sweeps done and shown the R-hat.
 
     ``reserve``: for the first ``reserve`` sweeps the last factor is the researcher's alone (``own_column`` of
-    :func:`~paucity.crowd.gibbs.sweep`), and in the first :data:`SETTLE` of them Z is held at its start, so that
+    :func:`~paucity.crowd.gibbs.sweep`), and in the first ``SETTLE`` of them Z is held at its start, so that
     gamma finds the crowd's consensus and her own rule before anyone chooses factors; the sweeps after them use
     the whole sampler. Those sweeps are always discarded: with a fixed length at most ``n_burnin`` of them are
     run, and an open length keeps the second half of at least 2 rounds, so at most one round (``ROUND``) is
