@@ -191,19 +191,16 @@ def run_chains(data: LabelData, states: list, rngs: list, plan: Plan, *, researc
     reserve = min(reserve, ROUND, burn if burn is not None else ROUND)
     if fix_assignments or states[0].Z.shape[1] < 2:
         reserve = 0
+    settle = min(SETTLE, reserve)
+    # a round never straddles the end of a fixed burn-in, of the reserved sweeps or of the settling ones
+    edges = [edge for edge in (burn, reserve, settle) if edge is not None]
     done = 0
     rhat = ess = None
     reason = ""
     converged = plan.fixed
     while done < total:
-        size = min(ROUND, total - done)
-        if burn is not None and done < burn:
-            size = min(size, burn - done)  # a round never straddles the end of a fixed burn-in
-        if done < reserve:
-            size = min(size, reserve - done)  # nor the end of the reserved sweeps
-        settling = done < min(SETTLE, reserve)
-        if settling:
-            size = min(size, SETTLE - done)  # nor the end of the settling ones
+        size = min([ROUND, total - done] + [edge - done for edge in edges if done < edge])
+        settling = done < settle
         # states come back from the rounds that may be the last ones: all of them when the length is open
         n_states = plan.n_states if (not plan.fixed or total - done - size < plan.n_states) else 0
         own_column = chains[0].state.Z.shape[1] - 1 if done < reserve else -1

@@ -356,8 +356,7 @@ def sweep(data: LabelData, state: ChainState, *, alpha: float, sigma: float, rng
             sample_rows(Z, projections, data.task, data.sign, data.pointer, rows, log_prior_weight,
                         rng.random(len(rows)), np.empty(1 << Z.shape[1]), own_column)
         K = Z.shape[1]
-        if K > 1:
-            gamma = np.array(gamma, order="C")
+        if K > 1:  # gamma is this sweep's own draw: moved in place
             nesting_moves(Z, gamma, log_prior_weight, 1.0 / sigma**2, rng.random(K * (K - 1)), own_column)
     if private is not None:
         gamma = private_factor_moves(data, gamma, Z, private, sigma, rng)
