@@ -222,9 +222,15 @@ class BBMC(LabelPredictor, BaseEstimator):
     (:func:`~paucity.crowd.gibbs.private_factor_moves`, the latent variables
     integrated out): her gold labels have no noise, so such a factor's scale
     is fixed by its prior alone, and the alternation of T and gamma moves it
-    by small steps. A fresh chain starts with her holding the last factor
-    too, kept hers alone for its first 100 sweeps (all discarded), so that
-    every chain begins where she has a factor of her own.
+    by small steps. Before those, for every ordered pair of factors, a move
+    between nested and disjoint sharing that keeps every labeler's weights
+    (a group holding both drops one while the other takes its value in, or
+    the reverse), accepted by the prior's ratio: a crowd whose groups lean
+    away from a common rule can be drawn two ways that no single flip joins.
+    A fresh chain starts with her holding the last factor too, kept hers
+    alone for its first 100 sweeps (all discarded), so that every chain
+    begins where she has a factor of her own; in the first 20 of them Z is
+    held at its start while gamma finds the crowd's consensus.
 
     **Stopping.** By default (``n_burnin="auto"``, ``n_samples="auto"``) the
     chains run in rounds of 100 sweeps; after every round from the second,

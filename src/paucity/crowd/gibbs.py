@@ -390,9 +390,9 @@ def advance(data: LabelData, state: ChainState, rng, *, researcher: int, alpha: 
     """Run ``n_sweeps`` sweeps from ``state`` and say what they yield (see :class:`Stretch`).
 
     Every sweep draws the researcher's row of Z whole after its entries (unless Z is fixed), the
-    :func:`sweep`'s ``rows``, then moves the factors she holds alone (``private``). ``own_column`` is handed
-    to every sweep (a factor kept hers alone; -1 for none). ``bar`` (with ``advance(n)``) is told every 100
-    sweeps.
+    :func:`sweep`'s ``rows``, makes the nesting moves (unless Z is fixed), then moves the factors she holds
+    alone (``private``). ``own_column`` is handed to every sweep (a factor kept hers alone; -1 for none).
+    ``bar`` (with ``advance(n)``) is told every 100 sweeps.
     """
     d = data.X.shape[1]
     scratch = np.empty((3, data.task.size))
