@@ -88,6 +88,7 @@ def profile(labels, X, *, n_sweeps: int, n_factors: int = 4) -> dict:
     log_weight = math.log(1.0 / n_factors)
     steps = {"latent": 0.0, "factors": 0.0, "entries": 0.0, "researcher_row": 0.0, "nesting": 0.0,
              "private_factors": 0.0}
+    exact_entries = 0
     for sweep in range(n_sweeps + 20):
         t0 = time.perf_counter()
         t, sums = latent_and_sums(data, gamma, Z, rng)
@@ -95,7 +96,8 @@ def profile(labels, X, *, n_sweeps: int, n_factors: int = 4) -> dict:
         gamma = sample_factors(data, Z, t, 1.0, rng, sums)
         projections = np.ascontiguousarray(data.X @ gamma.T)
         t2 = time.perf_counter()
-        sample_assignments(Z, projections, data.task, data.sign, data.pointer, log_weight, rng.random(Z.shape), scratch)
+        exact = sample_assignments(Z, projections, data.task, data.sign, data.pointer, log_weight,
+                                   rng.random(Z.shape), scratch)
         t3 = time.perf_counter()
         sample_rows(Z, projections, data.task, data.sign, data.pointer, rows, log_weight, rng.random(1),
                     np.empty(1 << n_factors))
@@ -106,6 +108,7 @@ def profile(labels, X, *, n_sweeps: int, n_factors: int = 4) -> dict:
         gamma = private_factor_moves(data, gamma, Z, researcher, 1.0, rng)
         t6 = time.perf_counter()
         if sweep >= 20:  # the first sweeps compile and settle
+            exact_entries += exact
             for name, seconds in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5)):
                 steps[name] += seconds
     per_sweep = {name: seconds / n_sweeps for name, seconds in steps.items()}
@@ -114,6 +117,7 @@ def profile(labels, X, *, n_sweeps: int, n_factors: int = 4) -> dict:
             "steps_seconds_per_sweep": per_sweep,
             "nanoseconds_per_label": total / data.task.size * 1e9,
             "microseconds_per_task": total / labels.n_tasks * 1e6,
+            "entries_settled_exactly": exact_entries / (n_sweeps * Z.size),
             "gold_labels": int(data.pointer[researcher + 1] - data.pointer[researcher]),
             "private_factors_at_end": int(((Z[researcher] == 1) & (Z.sum(axis=0) == 1)).sum())}
 

@@ -8,9 +8,12 @@ import numpy as np
 from scipy.special import betaln, log_ndtr
 
 
-def sample_assignments(Z, projections, task, sign, pointer, alpha_over_k, uniforms, own_column=-1):
+def sample_assignments(Z, projections, task, sign, pointer, alpha_over_k, uniforms, own_column=-1, near=None):
     """Eq. (3.7) entry by entry, written from the seed: prior (3.6) times the labeler's probit likelihood.
-    Column ``own_column`` (the researcher's own factor) is left as it is."""
+    Column ``own_column`` (the researcher's own factor) is left as it is.
+
+    ``near`` (optional): a function of an entry's probability p of z_lb = 1 giving its uniform, written into
+    ``uniforms`` (to put every uniform close to its p)."""
     Z = Z.copy()
     m, K = Z.shape
     for l in range(m):
@@ -27,6 +30,8 @@ def sample_assignments(Z, projections, task, sign, pointer, alpha_over_k, unifor
                 loglik = sum(log_ndtr(sign[j] * (projections[task[j]] @ z)) for j in labelled)
                 weights.append(math.log(prior_one if value else 1 - prior_one) + loglik)
             p_one = 1.0 / (1.0 + math.exp(weights[0] - weights[1]))
+            if near is not None:
+                uniforms[l, b] = near(p_one)
             Z[l, b] = 1.0 if uniforms[l, b] < p_one else 0.0
     return Z
 

@@ -47,6 +47,72 @@ def test_assignment_sweep_matches_the_entry_by_entry_reference(seed, own_column)
         np.testing.assert_array_equal(got[:, own_column], Z[:, own_column])
 
 
+def test_chords_lie_below_log_phi_by_at_most_the_stated_gap():
+    from paucity.crowd._kernels import CHORD_GAP, CHORD_HIGH, CHORD_LOW, CHORD_STEP, chord_log_ndtr, chord_table
+
+    # on an interval of width h a chord of a concave f with -1 < f'' < 0 lies below f by at most h^2 / 8
+    assert CHORD_GAP == pytest.approx(CHORD_STEP**2 / 8, rel=1e-5)
+    table = chord_table()
+    x = np.concatenate([np.linspace(CHORD_LOW - 5, CHORD_HIGH + 30, 200_001),
+                        np.arange(CHORD_LOW, CHORD_HIGH + CHORD_STEP, CHORD_STEP),  # the knots themselves
+                        CHORD_LOW + (np.arange(0.5, (CHORD_HIGH - CHORD_LOW) / CHORD_STEP)) * CHORD_STEP,  # midpoints
+                        [np.nextafter(CHORD_HIGH, -np.inf), np.nextafter(CHORD_LOW, -np.inf), -1e3]])
+    chords = np.array([chord_log_ndtr(value, table) for value in x])
+    # against the log Phi whose exact ratios the draws use, and against scipy's
+    for exact in (np.array([log_ndtr(value) for value in x]), scipy_log_ndtr(x)):
+        below = exact - chords
+        assert below.min() >= -1e-9 and below.max() <= CHORD_GAP
+    # the bound is nearly reached where log Phi bends most (|f''| near 1, far in the lower tail), at midpoints
+    middle = CHORD_LOW + 0.5 * CHORD_STEP
+    assert scipy_log_ndtr(middle) - chord_log_ndtr(middle, table) == pytest.approx(CHORD_STEP**2 / 8, rel=0.01)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_assignment_sweep_settles_entries_near_their_coin_exactly(seed):
+    """Every uniform within 1e-7 of its entry's probability: the chords cannot settle the entry, the exact log
+    likelihood ratio must; labelers with hundreds of labels, as in a real crowd."""
+    rng = np.random.default_rng(seed)
+    n, m, d, K = 300, 8, 3, 4
+    X = rng.normal(size=(n, d))
+    task = rng.integers(0, n, size=2400)
+    labeler = rng.integers(0, m, size=2400)
+    sign = rng.choice([-1.0, 1.0], size=2400)
+    data = prepare(X, task, labeler, sign, m)
+    gamma = 0.03 * rng.normal(size=(K, d))  # weak factors: probabilities away from 0 and 1
+    projections = np.ascontiguousarray(X @ gamma.T)
+    Z = (rng.random((m, K)) < 0.5).astype(float)
+    uniforms = np.empty((m, K))
+    sides = iter(rng.choice([-1.0, 1.0], size=m * K))
+    expected = reference.sample_assignments(Z, projections, data.task, data.sign, data.pointer, 0.5, uniforms,
+                                            near=lambda p: p * (1.0 + 1e-7 * next(sides)))
+    got = Z.copy()
+    exact = sample_assignments(got, projections, data.task, data.sign, data.pointer, math.log(0.5), uniforms,
+                               np.empty((3, data.task.size)))
+    np.testing.assert_array_equal(got, expected)
+    assert exact == m * K
+    assert not np.array_equal(expected, Z)  # some entries flipped on the way
+
+
+def test_assignment_sweep_settles_most_entries_of_a_clear_crowd_by_its_chords():
+    rng = np.random.default_rng(5)
+    n, m, d, K = 500, 30, 3, 4
+    X = rng.normal(size=(n, d))
+    gamma = 0.5 * rng.normal(size=(K, d))
+    Z = (rng.random((m, K)) < 0.5).astype(float)
+    task = rng.integers(0, n, size=6000)
+    labeler = rng.integers(0, m, size=6000)
+    sign = np.where(np.einsum("jd,jd->j", X[task], Z[labeler] @ gamma) + rng.normal(size=6000) > 0, 1.0, -1.0)
+    data = prepare(X, task, labeler, sign, m)
+    projections = np.ascontiguousarray(X @ gamma.T)
+    uniforms = rng.random((m, K))
+    expected = reference.sample_assignments(Z, projections, data.task, data.sign, data.pointer, 0.5, uniforms)
+    got = Z.copy()
+    exact = sample_assignments(got, projections, data.task, data.sign, data.pointer, math.log(0.5), uniforms,
+                               np.empty((3, data.task.size)))
+    np.testing.assert_array_equal(got, expected)
+    assert exact < m * K // 10
+
+
 def test_truncated_means_match_scipy_in_both_tails():
     from scipy.stats import truncnorm
 

@@ -28,6 +28,48 @@ def log_ndtr(x: float) -> float:
     return -0.5 * x * x - math.log(-x) - _LOG_SQRT_2PI + math.log(series)
 
 
+# log Phi between knots: its chords. log Phi is concave with -1 < (log Phi)'' < 0, so on an interval of width h
+# a chord lies below it by at most h^2 / 8. The slack covers rounding and log_ndtr's own error (under 1e-10
+# where its lower tail switches to the asymptotic series).
+CHORD_LOW = -64.0
+CHORD_HIGH = 8.0
+CHORD_STEP = 1.0 / 16.0
+CHORD_GAP = CHORD_STEP * CHORD_STEP / 8.0 + 1e-9
+_CHORD_KNOTS = int(round((CHORD_HIGH - CHORD_LOW) / CHORD_STEP)) + 1
+
+
+@numba.njit(cache=True)
+def chord_table() -> np.ndarray:
+    """log Phi at the knots CHORD_LOW, CHORD_LOW + CHORD_STEP, ..., CHORD_HIGH."""
+    table = np.empty(_CHORD_KNOTS)
+    for k in range(_CHORD_KNOTS):
+        table[k] = log_ndtr(CHORD_LOW + k * CHORD_STEP)
+    return table
+
+
+@numba.njit(cache=True)
+def chord_log_ndtr(x: float, table) -> float:
+    """log Phi(x) to within CHORD_GAP, from below: the chord between the knots around x (log Phi itself
+    below CHORD_LOW, and log Phi(CHORD_HIGH) above CHORD_HIGH, where log Phi lies in (-7e-16, 0))."""
+    if x >= CHORD_HIGH:
+        return table[_CHORD_KNOTS - 1]
+    if x < CHORD_LOW:
+        return log_ndtr(x)
+    position = (x - CHORD_LOW) * (1.0 / CHORD_STEP)
+    k = int(position)
+    if k >= _CHORD_KNOTS - 1:  # x rounded onto the last knot
+        return table[_CHORD_KNOTS - 1]
+    return table[k] + (position - k) * (table[k + 1] - table[k])
+
+
+@numba.njit(cache=True)
+def _logistic(log_odds: float) -> float:
+    if log_odds >= 0.0:
+        return 1.0 / (1.0 + math.exp(-log_odds))
+    e = math.exp(log_odds)
+    return e / (1.0 + e)
+
+
 @numba.njit(cache=True, nogil=True)
 def sample_assignments(Z, projections, task, sign, pointer, log_prior_weight, uniforms, scratch, own_column=-1):
     """One sweep of eq. (3.7) over every entry of Z, labeler by labeler, factor by factor, in place.
@@ -44,9 +86,19 @@ def sample_assignments(Z, projections, task, sign, pointer, log_prior_weight, un
     own_column : int, default -1
         A column of Z that no entry step draws (the researcher's own factor: hers alone, always held); -1 for none.
 
+    Returns
+    -------
+    int
+        How many entries needed their exact log likelihood ratio (the others were settled by its bounds).
+
     The prior odds of z_lb = 1 are (m_{-l,b} + alpha/K) / (m - m_{-l,b}), with m the number of labelers.
-    One of the two values of z_lb is the current one, so its log likelihood is cached and each entry
-    costs one log Phi per label.
+    An entry is z_lb = 1 when its uniform is below p = logistic(log odds). The log likelihood ratio of the
+    flip is first taken from chords of log Phi (:func:`chord_log_ndtr`, a few multiplications a label); with
+    n labels each chord is at most CHORD_GAP below log Phi, so the exact ratio lies within n * CHORD_GAP
+    (plus the sums' rounding) of the chords' one. When the uniform lies outside the p's of both ends, it
+    settles the entry as the exact ratio would; otherwise (rarely: the entry is close to a coin) the ratio
+    is computed exactly, one log Phi per label, with the current value's log likelihood cached. The draws are
+    those of the exact computation.
     """
     m, K = Z.shape
     counts = np.zeros(K)
@@ -54,17 +106,22 @@ def sample_assignments(Z, projections, task, sign, pointer, log_prior_weight, un
         for b in range(K):
             counts[b] += Z[l, b]
     alpha_k = math.exp(log_prior_weight)
+    table = chord_table()
     eta = scratch[0]
     current_log = scratch[1]
     other_log = scratch[2]
+    exact = 0
     for l in range(m):
         start, stop = pointer[l], pointer[l + 1]
+        n_labels = stop - start
+        current_chords = 0.0
         for j in range(start, stop):
             value = 0.0
             for b in range(K):
                 value += Z[l, b] * projections[task[j], b]
             eta[j] = value
-            current_log[j] = log_ndtr(sign[j] * value)
+            current_chords += chord_log_ndtr(sign[j] * value, table)
+        cached = False  # whether current_log holds log Phi of the current predictors
         for b in range(K):
             if b == own_column:
                 continue
@@ -72,24 +129,44 @@ def sample_assignments(Z, projections, task, sign, pointer, log_prior_weight, un
             delta = 1.0 - 2.0 * current  # the change of z_lb if it flips
             others = counts[b] - current
             log_odds = math.log(others + alpha_k) - math.log(m - others)
-            change = 0.0
+            other_chords = 0.0
             for j in range(start, stop):
-                other_log[j] = log_ndtr(sign[j] * (eta[j] + delta * projections[task[j], b]))
-                change += other_log[j] - current_log[j]
-            # log odds of z_lb = 1 against 0: the likelihood ratio enters with the flip's direction
-            log_odds += change if current == 0.0 else -change
-            if log_odds >= 0.0:
-                p_one = 1.0 / (1.0 + math.exp(-log_odds))
+                other_chords += chord_log_ndtr(sign[j] * (eta[j] + delta * projections[task[j], b]), table)
+            change = other_chords - current_chords
+            middle = log_odds + (change if current == 0.0 else -change)
+            width = n_labels * CHORD_GAP + 1e-9 + 1e-15 * n_labels * (abs(current_chords) + abs(other_chords))
+            u = uniforms[l, b]
+            computed = False  # whether other_log holds log Phi of the flipped predictors
+            if u > 0.0 and u < _logistic(middle - width) * (1.0 - 1e-15):
+                new = 1.0
+            elif u > 0.0 and u >= _logistic(middle + width) * (1.0 + 1e-15):
+                new = 0.0
             else:
-                e = math.exp(log_odds)
-                p_one = e / (1.0 + e)
-            new = 1.0 if uniforms[l, b] < p_one else 0.0
+                exact += 1
+                computed = True
+                if not cached:
+                    for j in range(start, stop):
+                        current_log[j] = log_ndtr(sign[j] * eta[j])
+                    cached = True
+                change = 0.0
+                for j in range(start, stop):
+                    other_log[j] = log_ndtr(sign[j] * (eta[j] + delta * projections[task[j], b]))
+                    change += other_log[j] - current_log[j]
+                # log odds of z_lb = 1 against 0: the likelihood ratio enters with the flip's direction
+                log_odds += change if current == 0.0 else -change
+                new = 1.0 if u < _logistic(log_odds) else 0.0
             if new != current:
                 for j in range(start, stop):
                     eta[j] += delta * projections[task[j], b]
-                    current_log[j] = other_log[j]
+                if computed:
+                    for j in range(start, stop):
+                        current_log[j] = other_log[j]
+                else:
+                    cached = False
+                current_chords = other_chords
                 Z[l, b] = new
                 counts[b] += delta
+    return exact
 
 
 @numba.njit(cache=True)
