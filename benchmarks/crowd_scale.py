@@ -73,7 +73,7 @@ def _timed(function):
 def profile(labels, X, *, n_sweeps: int, n_factors: int = 4) -> dict:
     """Seconds per sweep in each step, on one chain in this thread, after a short warm-up from the usual start."""
     from paucity.crowd.gibbs import initial_state, latent_and_sums, prepare, private_factor_moves, sample_factors
-    from paucity.crowd._kernels import nesting_moves, sample_assignments, sample_rows
+    from paucity.crowd._kernels import nesting_moves, sample_assignments, sample_rows, swap_moves
     from paucity.crowd.labels import align_features
 
     features, _ = align_features(labels, X)
@@ -86,7 +86,7 @@ def profile(labels, X, *, n_sweeps: int, n_factors: int = 4) -> dict:
     scratch = np.empty((3, data.task.size))
     rows = np.array([researcher], dtype=np.int64)
     log_weight = math.log(1.0 / n_factors)
-    steps = {"latent": 0.0, "factors": 0.0, "entries": 0.0, "researcher_row": 0.0, "nesting": 0.0,
+    steps = {"latent": 0.0, "factors": 0.0, "entries": 0.0, "swaps": 0.0, "researcher_row": 0.0, "nesting": 0.0,
              "private_factors": 0.0}
     exact_entries = 0
     for sweep in range(n_sweeps + 20):
@@ -98,6 +98,9 @@ def profile(labels, X, *, n_sweeps: int, n_factors: int = 4) -> dict:
         t2 = time.perf_counter()
         exact = sample_assignments(Z, projections, data.task, data.sign, data.pointer, log_weight,
                                    rng.random(Z.shape), scratch)
+        t3a = time.perf_counter()
+        swap_moves(Z, projections, data.task, data.sign, data.pointer, log_weight,
+                   rng.random((Z.shape[0], n_factors * (n_factors - 1) // 2)), scratch)
         t3 = time.perf_counter()
         sample_rows(Z, projections, data.task, data.sign, data.pointer, rows, log_weight, rng.random(1),
                     np.empty(1 << n_factors))
@@ -109,7 +112,7 @@ def profile(labels, X, *, n_sweeps: int, n_factors: int = 4) -> dict:
         t6 = time.perf_counter()
         if sweep >= 20:  # the first sweeps compile and settle
             exact_entries += exact
-            for name, seconds in zip(steps, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5)):
+            for name, seconds in zip(steps, (t1 - t0, t2 - t1, t3a - t2, t3 - t3a, t4 - t3, t5 - t4, t6 - t5)):
                 steps[name] += seconds
     per_sweep = {name: seconds / n_sweeps for name, seconds in steps.items()}
     total = sum(per_sweep.values())

@@ -36,6 +36,39 @@ def sample_assignments(Z, projections, task, sign, pointer, alpha_over_k, unifor
     return Z
 
 
+def swap_moves(Z, projections, task, sign, pointer, alpha_over_k, uniforms, own_column=-1, near=None):
+    """For every labeler and pair a < b of factors she holds exactly one of: hold the other instead, with the
+    probability of eq. (3.7) for the two entries given their sum (prior odds of the columns times the
+    likelihood of her labels). Pairs with ``own_column`` are left; ``near`` as in :func:`sample_assignments`."""
+    Z = Z.copy()
+    m, K = Z.shape
+    for l in range(m):
+        labelled = range(pointer[l], pointer[l + 1])
+        pair = -1
+        for a in range(K):
+            for b in range(a + 1, K):
+                pair += 1
+                if own_column in (a, b) or Z[l, a] == Z[l, b]:
+                    continue
+                weights = []
+                for hold in (a, b):
+                    z = Z[l].copy()
+                    z[a], z[b] = float(hold == a), float(hold == b)
+                    free = b if hold == a else a
+                    others_hold = Z[:, hold].sum() - Z[l, hold]
+                    others_free = Z[:, free].sum() - Z[l, free]
+                    prior = (math.log((others_hold + alpha_over_k) / (m + alpha_over_k))
+                             + math.log(1 - (others_free + alpha_over_k) / (m + alpha_over_k)))
+                    weights.append(prior + sum(log_ndtr(sign[j] * (projections[task[j]] @ z)) for j in labelled))
+                now = 0 if Z[l, a] == 1.0 else 1  # the value she holds: weights[now]
+                p_move = 1.0 / (1.0 + math.exp(weights[now] - weights[1 - now]))
+                if near is not None:
+                    uniforms[l, pair] = near(p_move)
+                if uniforms[l, pair] < p_move:
+                    Z[l, a], Z[l, b] = Z[l, b], Z[l, a]
+    return Z
+
+
 def batch_means_se(draws, n_batches: int = 25) -> np.ndarray:
     """Monte Carlo standard error of a chain's mean by batch means (rows: draws)."""
     draws = np.asarray(draws, dtype=float)
@@ -217,7 +250,8 @@ def nesting_moves(Z, gamma, alpha_over_k, sigma, uniforms):
 def two_factor_posterior(x, labels_by_labeler, alpha, sigma, grid):
     """Exact posterior of (gamma, Z) for K = 2, d = 1 by enumerating Z in {0, 1}^(m x 2) and a grid over gamma.
 
-    Returns, for every labeler, E[beta_l], E[beta_l^2] and E[z_l1 + z_l2] (quantities that do not depend on
+    Returns, for every labeler, E[beta_l], E[beta_l^2] and E[z_l1 + z_l2], and for every two labelers the
+    expected number of factors they share, E[z_l . z_k] as an (m, m) array (quantities that do not depend on
     the factors' order).
     """
     m = len(labels_by_labeler)
@@ -243,4 +277,5 @@ def two_factor_posterior(x, labels_by_labeler, alpha, sigma, grid):
     first = np.einsum("cg,clg->l", weights, beta)
     second = np.einsum("cg,clg->l", weights, beta**2)
     held = np.einsum("c,cl->l", weights.sum(axis=1), np.array(configs).sum(axis=2))
-    return first, second, held
+    shared = np.einsum("c,clb,ckb->lk", weights.sum(axis=1), np.array(configs), np.array(configs))
+    return first, second, held, shared

@@ -241,7 +241,8 @@ def test_whole_chain_with_two_factors_and_nesting_moves_matches_enumeration():
     ]
     data = _one_feature_crowd(x, by_labeler)
     alpha, sigma = 1.0, 1.0
-    first, second, held = two_factor_posterior(x, by_labeler, alpha, sigma, np.linspace(-8, 8, 321))
+    first, second, held, shared = two_factor_posterior(x, by_labeler, alpha, sigma, np.linspace(-8, 8, 321))
+    pairs = np.triu_indices(3, 1)
     moves = []
     original = gibbs.nesting_moves
 
@@ -249,20 +250,22 @@ def test_whole_chain_with_two_factors_and_nesting_moves_matches_enumeration():
         moves.append(original(*args))
         return moves[-1]
 
-    weights, squares, holdings = [], [], []
+    weights, squares, holdings, sharing = [], [], [], []
     state = None
     generator = np.random.default_rng(12)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(gibbs, "nesting_moves", counted)
         for _ in range(40):  # batch means of continued runs
             out = run_chain(data, researcher=0, n_factors=2, alpha=alpha, sigma=sigma, n_burnin=0 if state else 200,
-                            n_samples=500, thin=1, rng=generator, state=state)
+                            n_samples=500, thin=1, rng=generator, state=state, n_trace=500)
             state = out.state
             weights.append(out.weight_mean[:, 0])
             holdings.append(out.assignment_mean.sum(axis=1))
             squares.append((out.beta[:, 0] ** 2).mean())
+            sharing.append(np.einsum("slb,skb->lk", out.trace_assignments[1:], out.trace_assignments[1:])[pairs]
+                           / (out.trace_assignments.shape[0] - 1))
     assert sum(moves) > 1000  # the moves act
     for estimates, exact in ((np.array(weights), first), (np.array(holdings), held),
-                             (np.array(squares)[:, None], second[:1])):
+                             (np.array(squares)[:, None], second[:1]), (np.array(sharing), shared[pairs])):
         se = estimates.std(axis=0, ddof=1) / np.sqrt(len(estimates))
         assert np.all(np.abs(estimates.mean(axis=0) - exact) < Z_BOUND * se + 1e-3), (estimates.mean(axis=0), exact)

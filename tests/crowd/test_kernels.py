@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.special import log_ndtr as scipy_log_ndtr
 
-from paucity.crowd._kernels import log_ndtr, sample_assignments
+from paucity.crowd._kernels import log_ndtr, sample_assignments, swap_moves
 from paucity.crowd.gibbs import prepare
 
 from . import reference
@@ -113,6 +113,51 @@ def test_assignment_sweep_settles_most_entries_of_a_clear_crowd_by_its_chords():
     assert exact < m * K // 10
 
 
+def _swap_problem(seed, scale, silent=1):
+    rng = np.random.default_rng(seed)
+    n, m, d, K = 200, 10, 3, 4
+    X = rng.normal(size=(n, d))
+    task = rng.integers(0, n, size=1500)
+    labeler = rng.integers(0, m - silent, size=1500)  # the last ``silent`` labelers have no labels
+    sign = rng.choice([-1.0, 1.0], size=1500)
+    data = prepare(X, task, labeler, sign, m)
+    projections = np.ascontiguousarray(X @ (scale * rng.normal(size=(K, d))).T)
+    Z = (rng.random((m, K)) < 0.5).astype(float)
+    Z[0] = 1.0  # one labeler holds every factor: no pair to swap
+    return data, projections, Z, rng
+
+
+@pytest.mark.parametrize("own_column", [-1, 1])
+@pytest.mark.parametrize("seed", range(4))
+def test_swap_moves_match_the_reference(seed, own_column):
+    data, projections, Z, rng = _swap_problem(seed, scale=0.1)
+    uniforms = rng.random((Z.shape[0], 6))
+    expected = reference.swap_moves(Z, projections, data.task, data.sign, data.pointer, 0.7, uniforms, own_column)
+    got = Z.copy()
+    swap_moves(got, projections, data.task, data.sign, data.pointer, math.log(0.7), uniforms,
+               np.empty((3, data.task.size)), own_column)
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(got.sum(axis=1), Z.sum(axis=1))  # a swap keeps how many factors she holds
+    if own_column >= 0:
+        np.testing.assert_array_equal(got[:, own_column], Z[:, own_column])
+    assert not np.array_equal(got, Z)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_swap_moves_settle_pairs_near_their_coin_exactly(seed):
+    data, projections, Z, rng = _swap_problem(seed, scale=0.03, silent=0)
+    uniforms = np.full((Z.shape[0], 6), 0.5)
+    sides = iter(rng.choice([-1.0, 1.0], size=uniforms.size))
+    drawn = []
+    expected = reference.swap_moves(Z, projections, data.task, data.sign, data.pointer, 0.5, uniforms,
+                                    near=lambda p: drawn.append(p) or p * (1.0 + 1e-7 * next(sides)))
+    got = Z.copy()
+    exact = swap_moves(got, projections, data.task, data.sign, data.pointer, math.log(0.5), uniforms,
+                       np.empty((3, data.task.size)))
+    np.testing.assert_array_equal(got, expected)
+    assert exact == len(drawn) > 10  # every pair drawn needed its exact ratio
+
+
 def test_truncated_means_match_scipy_in_both_tails():
     from scipy.stats import truncnorm
 
@@ -137,6 +182,18 @@ def test_inverse_normal_cdf_from_log_matches_scipy_and_inverts_log_phi():
     for log_p in [-700.5, -1e3, -1e4, -1e5]:
         assert scipy_log_ndtr(ndtri_log(log_p)) == pytest.approx(log_p, rel=1e-14)
     assert ndtri_log(0.0) == math.inf and ndtri_log(math.log(0.5)) == pytest.approx(0.0, abs=1e-15)
+
+
+def test_truncated_normal_matches_the_log_space_reference_on_both_paths():
+    from paucity.crowd._kernels import truncated_normal
+
+    # mu > -2 and u Phi(mu) in (0.075, 0.925) take the linear path, the rest the log path
+    mu = np.array([-40.0, -5.0, -2.0001, -2.0, -1.0, 0.0, 0.3, 1.0, 2.5, 5.0, 9.0, 40.0])
+    u = np.array([1e-300, 1e-12, 1e-3, 0.05, 0.075, 0.08, 0.3, 0.5, 0.7, 0.92, 0.93, 0.999, 1 - 1e-12])
+    grid_mu, grid_u = np.meshgrid(mu, u)
+    want = reference.truncated_normal(grid_mu.ravel(), grid_u.ravel())
+    got = np.array([truncated_normal(a, b) for a, b in zip(grid_mu.ravel(), grid_u.ravel())])
+    assert np.all(np.abs(got - want) <= 1e-13 * (1.0 + np.abs(grid_mu.ravel())))
 
 
 @pytest.mark.parametrize("seed", range(3))

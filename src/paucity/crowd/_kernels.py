@@ -41,9 +41,12 @@ _CHORD_KNOTS = int(round((CHORD_HIGH - CHORD_LOW) / CHORD_STEP)) + 1
 @numba.njit(cache=True)
 def chord_table() -> np.ndarray:
     """log Phi at the knots CHORD_LOW, CHORD_LOW + CHORD_STEP, ..., CHORD_HIGH."""
-    table = np.empty(_CHORD_KNOTS)
+    table = np.empty((_CHORD_KNOTS, 2))
     for k in range(_CHORD_KNOTS):
-        table[k] = log_ndtr(CHORD_LOW + k * CHORD_STEP)
+        table[k, 0] = log_ndtr(CHORD_LOW + k * CHORD_STEP)
+    for k in range(_CHORD_KNOTS - 1):
+        table[k, 1] = table[k + 1, 0] - table[k, 0]
+    table[_CHORD_KNOTS - 1, 1] = 0.0
     return table
 
 
@@ -51,15 +54,11 @@ def chord_table() -> np.ndarray:
 def chord_log_ndtr(x: float, table) -> float:
     """log Phi(x) to within CHORD_GAP, from below: the chord between the knots around x (log Phi itself
     below CHORD_LOW, and log Phi(CHORD_HIGH) above CHORD_HIGH, where log Phi lies in (-7e-16, 0))."""
-    if x >= CHORD_HIGH:
-        return table[_CHORD_KNOTS - 1]
     if x < CHORD_LOW:
         return log_ndtr(x)
-    position = (x - CHORD_LOW) * (1.0 / CHORD_STEP)
+    position = min((x - CHORD_LOW) * (1.0 / CHORD_STEP), _CHORD_KNOTS - 1.0)
     k = int(position)
-    if k >= _CHORD_KNOTS - 1:  # x rounded onto the last knot
-        return table[_CHORD_KNOTS - 1]
-    return table[k] + (position - k) * (table[k + 1] - table[k])
+    return table[k, 0] + (position - k) * table[k, 1]
 
 
 @numba.njit(cache=True)
@@ -166,6 +165,108 @@ def sample_assignments(Z, projections, task, sign, pointer, log_prior_weight, un
                 current_chords = other_chords
                 Z[l, b] = new
                 counts[b] += delta
+    return exact
+
+
+@numba.njit(cache=True, nogil=True)
+def swap_moves(Z, projections, task, sign, pointer, log_prior_weight, uniforms, scratch, own_column=-1):
+    """For every labeler and every pair of factors of which she holds exactly one, a Gibbs draw between holding
+    that one and holding the other (eq. 3.7 for the two entries given their sum), in place.
+
+    Parameters
+    ----------
+    Z, projections, task, sign, pointer, log_prior_weight, scratch, own_column : as in :func:`sample_assignments`
+        (pairs with ``own_column`` are not drawn).
+    uniforms : float64 (m, K (K - 1) / 2), one uniform per labeler and pair a < b, in the order (0, 1), (0, 2),
+        ..., (1, 2), ...; a pair she holds both or neither of leaves its uniform unused.
+
+    Returns
+    -------
+    int
+        How many pairs needed their exact log likelihood ratio (as in :func:`sample_assignments`).
+
+    A group split over two factors that carry the same weights cannot merge entry by entry: leaving one
+    factor before taking the other (or the reverse) changes a labeler's weights, and hundreds of labels
+    refuse it. The swap keeps her weights' form and lets the prior (which favours the larger factor) merge
+    the group, which frees a factor. Settled from chords of log Phi where they suffice, as the entries.
+    """
+    m, K = Z.shape
+    counts = np.zeros(K)
+    for l in range(m):
+        for b in range(K):
+            counts[b] += Z[l, b]
+    alpha_k = math.exp(log_prior_weight)
+    table = chord_table()
+    eta = scratch[0]
+    current_log = scratch[1]
+    other_log = scratch[2]
+    exact = 0
+    for l in range(m):
+        start, stop = pointer[l], pointer[l + 1]
+        n_labels = stop - start
+        held = 0.0
+        for b in range(K):
+            if b != own_column:
+                held += Z[l, b]
+        if held == 0.0 or held == K - (1 if 0 <= own_column < K else 0):
+            continue  # no pair she holds exactly one of
+        current_chords = 0.0
+        for j in range(start, stop):
+            value = 0.0
+            for b in range(K):
+                value += Z[l, b] * projections[task[j], b]
+            eta[j] = value
+            current_chords += chord_log_ndtr(sign[j] * value, table)
+        cached = False
+        pair = -1
+        for a in range(K):
+            for b in range(a + 1, K):
+                pair += 1
+                if a == own_column or b == own_column or Z[l, a] == Z[l, b]:
+                    continue
+                # the holder's factor is h, the other o; the move takes o and leaves h
+                h, o = (a, b) if Z[l, a] == 1.0 else (b, a)
+                held_others = counts[h] - 1.0
+                free_others = counts[o]
+                log_odds = (math.log(free_others + alpha_k) - math.log(m - free_others)
+                            - math.log(held_others + alpha_k) + math.log(m - held_others))
+                other_chords = 0.0
+                for j in range(start, stop):
+                    other_chords += chord_log_ndtr(
+                        sign[j] * (eta[j] + (projections[task[j], o] - projections[task[j], h])), table)
+                middle = log_odds + (other_chords - current_chords)
+                width = n_labels * CHORD_GAP + 1e-9 + 1e-15 * n_labels * (abs(current_chords) + abs(other_chords))
+                u = uniforms[l, pair]
+                computed = False
+                if u > 0.0 and u < _logistic(middle - width) * (1.0 - 1e-15):
+                    move = True
+                elif u > 0.0 and u >= _logistic(middle + width) * (1.0 + 1e-15):
+                    move = False
+                else:
+                    exact += 1
+                    computed = True
+                    if not cached:
+                        for j in range(start, stop):
+                            current_log[j] = log_ndtr(sign[j] * eta[j])
+                        cached = True
+                    change = 0.0
+                    for j in range(start, stop):
+                        other_log[j] = log_ndtr(sign[j] * (eta[j] + (projections[task[j], o] - projections[task[j], h])))
+                        change += other_log[j] - current_log[j]
+                    move = u < _logistic(log_odds + change)
+                if move:
+                    for j in range(start, stop):
+                        eta[j] += projections[task[j], o] - projections[task[j], h]
+                    if computed:
+                        for j in range(start, stop):
+                            current_log[j] = other_log[j]
+                    else:
+                        cached = False
+                    current_chords = other_chords
+                    Z[l, h] = 0.0
+                    Z[l, o] = 1.0
+                    counts[h] -= 1.0
+                    counts[o] += 1.0
     return exact
 
 
@@ -292,8 +393,15 @@ def ndtri_log(log_p: float) -> float:
 def truncated_normal(mu: float, u: float) -> float:
     """The draw of N(mu, 1) truncated to (0, inf) at uniform u: mu - Phi^{-1}(u Phi(mu)), in log space, floored at 0.
 
-    Accurate far in either tail (mu = -40 gives a draw near 1/40, not 0 or a NaN).
+    Accurate far in either tail (mu = -40 gives a draw near 1/40, not 0 or a NaN). Where p = u Phi(mu) lies in
+    AS 241's central region (most labels: their weights agree with them, mu > 0), p is formed directly and
+    inverted by the central rational function, sparing the logarithms and the exponential of the log path.
     """
+    if mu > -2.0:  # Phi(mu) > 0.02: p loses nothing in linear space
+        q = u * (0.5 * math.erfc(-mu * _SQRT_HALF)) - 0.5
+        if abs(q) <= 0.425:
+            draw = mu - q * _ratio(_CENTRAL_A, _CENTRAL_B, 0.180625 - q * q)
+            return draw if draw > 0.0 else 0.0
     draw = mu - ndtri_log(math.log(u) + log_ndtr(mu))
     return draw if draw > 0.0 else 0.0
 

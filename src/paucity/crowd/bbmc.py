@@ -213,7 +213,11 @@ class BBMC(LabelPredictor, BaseEstimator):
     **The researcher** is a labeler like any other: her gold labels are her
     column of the label matrix (``fit(..., researcher=her_id)``); the model is
     symmetric and only the quantity reported, beta_r = Z_r^T gamma, singles
-    her out. The sampler does too, once per sweep: her row z_r is drawn from
+    her out. After the entries of Z, every labeler who holds one of two
+    factors may hold the other instead (a draw between the two, eq. 3.7
+    given their sum): a group split over two factors with the same weights
+    merges this way, which no single flip allows, and frees a factor. The
+    sampler singles her out too, once per sweep: her row z_r is drawn from
     its 2^K values at once (given gamma and the other rows, eq. 3.7 for the
     whole row), because with hundreds of gold labels every value one flip
     away from hers is improbable and entry-by-entry flips leave chains where

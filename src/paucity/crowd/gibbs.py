@@ -7,7 +7,11 @@ Plain functions on validated arrays. One sweep draws, in the seed's order,
    conditional (eqs. 3.4-3.5), through a Cholesky factor of the Kd x Kd precision;
 3. every entry of Z from eq. (3.7), with the likelihood of the labeler's labels
    given gamma (the t's integrated out), so steps 3 and 1 together draw (Z, T)
-   jointly given gamma;
+   jointly given gamma; then, for every labeler and every two factors of which
+   she holds one, a draw between holding that one and the other
+   (``_kernels.swap_moves``), so that a group split over two factors with the same
+   weights can merge and free a factor. Both settle most entries from bounds on
+   the likelihood ratio (chords of log Phi) and compute the rest exactly;
 4. the researcher's whole row z_r from its 2^K values given gamma and the other
    rows (eq. 3.7 for the row at once), so that her weights beta_r = Z_r^T gamma
    can move between factor configurations that single flips cannot cross (with
@@ -38,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
 from ._kernels import (margin_log_likelihood, nesting_moves, sample_assignments, sample_latent as _latent_kernel,
-                       sample_rows, truncated_normals)
+                       sample_rows, swap_moves, truncated_normals)
 
 __all__ = [
     "LabelData",
@@ -329,7 +333,8 @@ def initial_state(data: LabelData, n_factors: int, sigma: float, rng, fixed_assi
 
 def sweep(data: LabelData, state: ChainState, *, alpha: float, sigma: float, rng, fix_assignments: bool,
           scratch: np.ndarray, rows=None, private: int | None = None, own_column: int = -1) -> ChainState:
-    """One Gibbs sweep: T (3.3), gamma (3.4), every entry of Z (3.7), the ``rows`` of Z whole (3.7), the moves
+    """One Gibbs sweep: T (3.3), gamma (3.4), every entry of Z (3.7), the swaps between two factors of every
+    labeler, the ``rows`` of Z whole (3.7), the moves
     between nested and disjoint sharing (unless Z is fixed; none with ``own_column``'s factor), then the factors
     that row ``private`` holds alone.
 
@@ -338,9 +343,9 @@ def sweep(data: LabelData, state: ChainState, *, alpha: float, sigma: float, rng
     private factors :func:`private_factor_moves` moves (BBMC passes the researcher's, also when Z is fixed).
     ``own_column`` (int, default -1): a column of Z that no entry is drawn in and every drawn row holds (a
     factor reserved for the researcher; BBMC reserves one in the first sweeps of a fresh chain, see
-    :func:`initial_state`). Uniforms are drawn for T, gamma's noise, Z's entries, the rows, the nesting moves
-    (one per ordered pair of factors, unless Z is fixed) and the private moves, in that order, so a chain's
-    draws depend only on its generator.
+    :func:`initial_state`). Uniforms are drawn for T, gamma's noise, Z's entries, the swaps (one per labeler and
+    pair of factors), the rows, the nesting moves (one per ordered pair of factors; none of these four when Z is
+    fixed) and the private moves, in that order, so a chain's draws depend only on its generator.
     """
     t, sums = latent_and_sums(data, state.gamma, state.Z, rng)
     gamma = sample_factors(data, state.Z, t, sigma, rng, sums)
@@ -352,10 +357,13 @@ def sweep(data: LabelData, state: ChainState, *, alpha: float, sigma: float, rng
         uniforms = rng.random(Z.shape)
         sample_assignments(Z, projections, data.task, data.sign, data.pointer, log_prior_weight, uniforms, scratch,
                            own_column)
+        K = Z.shape[1]
+        if K > 1:
+            swap_moves(Z, projections, data.task, data.sign, data.pointer, log_prior_weight,
+                       rng.random((Z.shape[0], K * (K - 1) // 2)), scratch, own_column)
         if rows is not None and len(rows):
             sample_rows(Z, projections, data.task, data.sign, data.pointer, rows, log_prior_weight,
                         rng.random(len(rows)), np.empty(1 << Z.shape[1]), own_column)
-        K = Z.shape[1]
         if K > 1:  # gamma is this sweep's own draw: moved in place
             nesting_moves(Z, gamma, log_prior_weight, 1.0 / sigma**2, rng.random(K * (K - 1)), own_column)
     if private is not None:
@@ -389,7 +397,7 @@ def advance(data: LabelData, state: ChainState, rng, *, researcher: int, alpha: 
             fix_assignments: bool = False, n_states: int = 0, bar=None, own_column: int = -1) -> Stretch:
     """Run ``n_sweeps`` sweeps from ``state`` and say what they yield (see :class:`Stretch`).
 
-    Every sweep draws the researcher's row of Z whole after its entries (unless Z is fixed), the
+    Every sweep draws the researcher's row of Z whole after its entries and swaps (unless Z is fixed), the
     :func:`sweep`'s ``rows``, makes the nesting moves (unless Z is fixed), then moves the factors she holds
     alone (``private``). ``own_column`` is handed to every sweep (a factor kept hers alone; -1 for none).
     ``bar`` (with ``advance(n)``) is told every 100 sweeps.
