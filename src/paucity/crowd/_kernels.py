@@ -69,6 +69,86 @@ def _logistic(log_odds: float) -> float:
     return e / (1.0 + e)
 
 
+@numba.njit(cache=True)
+def column_counts(Z) -> np.ndarray:
+    """How many labelers hold each factor: the column sums of Z."""
+    m, K = Z.shape
+    counts = np.zeros(K)
+    for l in range(m):
+        for b in range(K):
+            counts[b] += Z[l, b]
+    return counts
+
+
+@numba.njit(cache=True)
+def _predictors(Z, projections, task, sign, l, start, stop, eta, table) -> float:
+    """eta_j = z_l . projections[task_j] for labeler l's labels j (into ``eta``); returns the sum of their chords."""
+    K = Z.shape[1]
+    chords = 0.0
+    for j in range(start, stop):
+        value = 0.0
+        for b in range(K):
+            value += Z[l, b] * projections[task[j], b]
+        eta[j] = value
+        chords += chord_log_ndtr(sign[j] * value, table)
+    return chords
+
+
+@numba.njit(cache=True, inline="always")
+def _shift(projections, i, a, a_step, b, b_step) -> float:
+    """a_step x_i^T gamma_a + b_step x_i^T gamma_b (the first term alone when b_step is 0)."""
+    if b_step == 0.0:
+        return a_step * projections[i, a]
+    return a_step * projections[i, a] + b_step * projections[i, b]
+
+
+@numba.njit(cache=True)
+def _draw(projections, task, sign, start, stop, a, a_step, b, b_step, log_odds, direction, moves_below, u,
+          current_chords, cached, eta, current_log, other_log, table):
+    """One draw of whether a labeler's predictors move by a_step gamma_a + b_step gamma_b.
+
+    p = logistic(log_odds + direction * (log likelihood after - before)); the labeler moves when u < p if
+    ``moves_below``, when u >= p otherwise (so an entry keeps the seed's rule: z = 1 when u < p(z = 1)).
+    The change is first bounded from chords (within n * CHORD_GAP plus rounding); when u lies outside the
+    p's of both bounds the draw is settled, otherwise computed exactly, from log Phi of the current predictors
+    (``current_log``, filled once when not ``cached``) and of the moved ones (``other_log``). On a move, ``eta``
+    moves. Returns (moved, the chords' sum of the predictors now, whether current_log holds theirs, exact).
+    """
+    n_labels = stop - start
+    other_chords = 0.0
+    for j in range(start, stop):
+        other_chords += chord_log_ndtr(sign[j] * (eta[j] + _shift(projections, task[j], a, a_step, b, b_step)), table)
+    middle = log_odds + direction * (other_chords - current_chords)
+    width = n_labels * CHORD_GAP + 1e-9 + 1e-15 * n_labels * (abs(current_chords) + abs(other_chords))
+    exact = False
+    if u > 0.0 and u < _logistic(middle - width) * (1.0 - 1e-15):
+        below = True
+    elif u > 0.0 and u >= _logistic(middle + width) * (1.0 + 1e-15):
+        below = False
+    else:
+        exact = True
+        if not cached:
+            for j in range(start, stop):
+                current_log[j] = log_ndtr(sign[j] * eta[j])
+            cached = True
+        change = 0.0
+        for j in range(start, stop):
+            other_log[j] = log_ndtr(sign[j] * (eta[j] + _shift(projections, task[j], a, a_step, b, b_step)))
+            change += other_log[j] - current_log[j]
+        below = u < _logistic(log_odds + direction * change)
+    moved = below == moves_below
+    if not moved:
+        return False, current_chords, cached, exact
+    for j in range(start, stop):
+        eta[j] += _shift(projections, task[j], a, a_step, b, b_step)
+    if exact:
+        for j in range(start, stop):
+            current_log[j] = other_log[j]
+    else:
+        cached = False
+    return True, other_chords, cached, exact
+
+
 @numba.njit(cache=True, nogil=True)
 def sample_assignments(Z, projections, task, sign, pointer, log_prior_weight, uniforms, scratch, own_column=-1):
     """One sweep of eq. (3.7) over every entry of Z, labeler by labeler, factor by factor, in place.
@@ -100,26 +180,14 @@ def sample_assignments(Z, projections, task, sign, pointer, log_prior_weight, un
     those of the exact computation.
     """
     m, K = Z.shape
-    counts = np.zeros(K)
-    for l in range(m):
-        for b in range(K):
-            counts[b] += Z[l, b]
+    counts = column_counts(Z)
     alpha_k = math.exp(log_prior_weight)
     table = chord_table()
-    eta = scratch[0]
-    current_log = scratch[1]
-    other_log = scratch[2]
+    eta, current_log, other_log = scratch[0], scratch[1], scratch[2]
     exact = 0
     for l in range(m):
         start, stop = pointer[l], pointer[l + 1]
-        n_labels = stop - start
-        current_chords = 0.0
-        for j in range(start, stop):
-            value = 0.0
-            for b in range(K):
-                value += Z[l, b] * projections[task[j], b]
-            eta[j] = value
-            current_chords += chord_log_ndtr(sign[j] * value, table)
+        current_chords = _predictors(Z, projections, task, sign, l, start, stop, eta, table)
         cached = False  # whether current_log holds log Phi of the current predictors
         for b in range(K):
             if b == own_column:
@@ -127,43 +195,14 @@ def sample_assignments(Z, projections, task, sign, pointer, log_prior_weight, un
             current = Z[l, b]
             delta = 1.0 - 2.0 * current  # the change of z_lb if it flips
             others = counts[b] - current
-            log_odds = math.log(others + alpha_k) - math.log(m - others)
-            other_chords = 0.0
-            for j in range(start, stop):
-                other_chords += chord_log_ndtr(sign[j] * (eta[j] + delta * projections[task[j], b]), table)
-            change = other_chords - current_chords
-            middle = log_odds + (change if current == 0.0 else -change)
-            width = n_labels * CHORD_GAP + 1e-9 + 1e-15 * n_labels * (abs(current_chords) + abs(other_chords))
-            u = uniforms[l, b]
-            computed = False  # whether other_log holds log Phi of the flipped predictors
-            if u > 0.0 and u < _logistic(middle - width) * (1.0 - 1e-15):
-                new = 1.0
-            elif u > 0.0 and u >= _logistic(middle + width) * (1.0 + 1e-15):
-                new = 0.0
-            else:
-                exact += 1
-                computed = True
-                if not cached:
-                    for j in range(start, stop):
-                        current_log[j] = log_ndtr(sign[j] * eta[j])
-                    cached = True
-                change = 0.0
-                for j in range(start, stop):
-                    other_log[j] = log_ndtr(sign[j] * (eta[j] + delta * projections[task[j], b]))
-                    change += other_log[j] - current_log[j]
-                # log odds of z_lb = 1 against 0: the likelihood ratio enters with the flip's direction
-                log_odds += change if current == 0.0 else -change
-                new = 1.0 if u < _logistic(log_odds) else 0.0
-            if new != current:
-                for j in range(start, stop):
-                    eta[j] += delta * projections[task[j], b]
-                if computed:
-                    for j in range(start, stop):
-                        current_log[j] = other_log[j]
-                else:
-                    cached = False
-                current_chords = other_chords
-                Z[l, b] = new
+            log_odds = math.log(others + alpha_k) - math.log(m - others)  # of z_lb = 1 against 0
+            # the likelihood ratio of the flip enters with its direction; z_lb = 1 when u < p(z_lb = 1)
+            moved, current_chords, cached, settled = _draw(
+                projections, task, sign, start, stop, b, delta, b, 0.0, log_odds, delta, current == 0.0,
+                uniforms[l, b], current_chords, cached, eta, current_log, other_log, table)
+            exact += settled
+            if moved:
+                Z[l, b] = 1.0 - current
                 counts[b] += delta
     return exact
 
@@ -191,32 +230,20 @@ def swap_moves(Z, projections, task, sign, pointer, log_prior_weight, uniforms, 
     the group, which frees a factor. Settled from chords of log Phi where they suffice, as the entries.
     """
     m, K = Z.shape
-    counts = np.zeros(K)
-    for l in range(m):
-        for b in range(K):
-            counts[b] += Z[l, b]
+    counts = column_counts(Z)
     alpha_k = math.exp(log_prior_weight)
     table = chord_table()
-    eta = scratch[0]
-    current_log = scratch[1]
-    other_log = scratch[2]
+    eta, current_log, other_log = scratch[0], scratch[1], scratch[2]
     exact = 0
     for l in range(m):
         start, stop = pointer[l], pointer[l + 1]
-        n_labels = stop - start
         held = 0.0
         for b in range(K):
             if b != own_column:
                 held += Z[l, b]
         if held == 0.0 or held == K - (1 if 0 <= own_column < K else 0):
             continue  # no pair she holds exactly one of
-        current_chords = 0.0
-        for j in range(start, stop):
-            value = 0.0
-            for b in range(K):
-                value += Z[l, b] * projections[task[j], b]
-            eta[j] = value
-            current_chords += chord_log_ndtr(sign[j] * value, table)
+        current_chords = _predictors(Z, projections, task, sign, l, start, stop, eta, table)
         cached = False
         pair = -1
         for a in range(K):
@@ -230,39 +257,11 @@ def swap_moves(Z, projections, task, sign, pointer, log_prior_weight, uniforms, 
                 free_others = counts[o]
                 log_odds = (math.log(free_others + alpha_k) - math.log(m - free_others)
                             - math.log(held_others + alpha_k) + math.log(m - held_others))
-                other_chords = 0.0
-                for j in range(start, stop):
-                    other_chords += chord_log_ndtr(
-                        sign[j] * (eta[j] + (projections[task[j], o] - projections[task[j], h])), table)
-                middle = log_odds + (other_chords - current_chords)
-                width = n_labels * CHORD_GAP + 1e-9 + 1e-15 * n_labels * (abs(current_chords) + abs(other_chords))
-                u = uniforms[l, pair]
-                computed = False
-                if u > 0.0 and u < _logistic(middle - width) * (1.0 - 1e-15):
-                    move = True
-                elif u > 0.0 and u >= _logistic(middle + width) * (1.0 + 1e-15):
-                    move = False
-                else:
-                    exact += 1
-                    computed = True
-                    if not cached:
-                        for j in range(start, stop):
-                            current_log[j] = log_ndtr(sign[j] * eta[j])
-                        cached = True
-                    change = 0.0
-                    for j in range(start, stop):
-                        other_log[j] = log_ndtr(sign[j] * (eta[j] + (projections[task[j], o] - projections[task[j], h])))
-                        change += other_log[j] - current_log[j]
-                    move = u < _logistic(log_odds + change)
-                if move:
-                    for j in range(start, stop):
-                        eta[j] += projections[task[j], o] - projections[task[j], h]
-                    if computed:
-                        for j in range(start, stop):
-                            current_log[j] = other_log[j]
-                    else:
-                        cached = False
-                    current_chords = other_chords
+                moved, current_chords, cached, settled = _draw(
+                    projections, task, sign, start, stop, o, 1.0, h, -1.0, log_odds, 1.0, True, uniforms[l, pair],
+                    current_chords, cached, eta, current_log, other_log, table)
+                exact += settled
+                if moved:
                     Z[l, h] = 0.0
                     Z[l, o] = 1.0
                     counts[h] -= 1.0
@@ -461,10 +460,7 @@ def sample_rows(Z, projections, task, sign, pointer, rows, log_prior_weight, uni
     """
     m, K = Z.shape
     n_values = 1 << K
-    counts = np.zeros(K)
-    for l in range(m):
-        for b in range(K):
-            counts[b] += Z[l, b]
+    counts = column_counts(Z)
     alpha_k = math.exp(log_prior_weight)
     for k in range(rows.size):
         l = rows[k]
@@ -552,10 +548,7 @@ def nesting_moves(Z, gamma, log_prior_weight, inverse_variance, uniforms, own_co
     m, K = Z.shape
     d = gamma.shape[1]
     alpha_k = math.exp(log_prior_weight)
-    counts = np.zeros(K)
-    for l in range(m):
-        for b in range(K):
-            counts[b] += Z[l, b]
+    counts = column_counts(Z)
     accepted = 0
     k = 0
     for a in range(K):
