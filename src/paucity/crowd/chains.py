@@ -18,7 +18,7 @@ import numpy as np
 
 from .._errors import ParameterError
 from .convergence import effective_sample_size, split_rhat
-from .gibbs import ChainState, LabelData, Stretch, advance
+from .gibbs import ChainState, LabelData, advance
 
 __all__ = ["Plan", "Pooled", "run_chains", "ROUND"]
 
