@@ -234,6 +234,7 @@ def swap_moves(Z, projections, task, sign, pointer, log_prior_weight, uniforms, 
     alpha_k = math.exp(log_prior_weight)
     table = chord_table()
     eta, current_log, other_log = scratch[0], scratch[1], scratch[2]
+    drawable = K - 1 if 0 <= own_column < K else K  # the factors a pair may take
     exact = 0
     for l in range(m):
         start, stop = pointer[l], pointer[l + 1]
@@ -241,7 +242,7 @@ def swap_moves(Z, projections, task, sign, pointer, log_prior_weight, uniforms, 
         for b in range(K):
             if b != own_column:
                 held += Z[l, b]
-        if held == 0.0 or held == K - (1 if 0 <= own_column < K else 0):
+        if held == 0.0 or held == drawable:
             continue  # no pair she holds exactly one of
         current_chords = _predictors(Z, projections, task, sign, l, start, stop, eta, table)
         cached = False

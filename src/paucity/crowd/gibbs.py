@@ -352,18 +352,18 @@ def sweep(data: LabelData, state: ChainState, *, alpha: float, sigma: float, rng
     Z = state.Z
     if not fix_assignments:
         Z = Z.copy()
+        m, K = Z.shape
         projections = np.ascontiguousarray(data.X @ gamma.T)
-        log_prior_weight = math.log(alpha / Z.shape[1])
+        log_prior_weight = math.log(alpha / K)
         uniforms = rng.random(Z.shape)
         sample_assignments(Z, projections, data.task, data.sign, data.pointer, log_prior_weight, uniforms, scratch,
                            own_column)
-        K = Z.shape[1]
         if K > 1:
             swap_moves(Z, projections, data.task, data.sign, data.pointer, log_prior_weight,
-                       rng.random((Z.shape[0], K * (K - 1) // 2)), scratch, own_column)
+                       rng.random((m, K * (K - 1) // 2)), scratch, own_column)
         if rows is not None and len(rows):
             sample_rows(Z, projections, data.task, data.sign, data.pointer, rows, log_prior_weight,
-                        rng.random(len(rows)), np.empty(1 << Z.shape[1]), own_column)
+                        rng.random(len(rows)), np.empty(1 << K), own_column)
         if K > 1:  # gamma is this sweep's own draw: moved in place
             nesting_moves(Z, gamma, log_prior_weight, 1.0 / sigma**2, rng.random(K * (K - 1)), own_column)
     if private is not None:
